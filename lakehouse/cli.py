@@ -1,0 +1,91 @@
+"""The ``lakerag`` command. Exit code 0 on success (quarantined files included), 2 on a failure of the run
+itself (bad settings, unreadable source), with a one-line reason on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from lakehouse.errors import LakeragError
+from lakehouse.settings import Settings
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {k: v for k, v in (("home", args.home), ("source", getattr(args, "source", None))) if v}
+    return Settings(**overrides)
+
+
+def _cmd_index(args: argparse.Namespace) -> int:
+    from lakehouse.report import print_run_summary
+    from transforms.pipeline import run_index
+
+    settings = _settings(args)
+    if args.quiet:
+        record = run_index(settings)
+    else:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task("discover", total=None)
+
+            def hook(stage: str, done: int, total: int) -> None:
+                bar.update(task, description=stage, completed=done, total=total)
+
+            record = run_index(settings, progress=hook)
+    print_run_summary(record, settings)
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from lakehouse.report import print_status, status
+
+    data = status(_settings(args))
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, default=str))
+    else:
+        print_status(data)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lakerag", description="Document RAG over a Parquet lakehouse.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True)
+    index = sub.add_parser("index", help="ingest, extract and chunk the source folder (incremental)")
+    index.add_argument("--source", type=Path, help="folder to ingest (default: the bundled sample corpus)")
+    index.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
+    index.add_argument("--quiet", action="store_true", help="no progress display")
+    index.set_defaults(func=_cmd_index)
+    stat = sub.add_parser("status", help="documents, chunks and the last run")
+    stat.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
+    stat.add_argument("--json", action="store_true", help="print one JSON object")
+    stat.set_defaults(func=_cmd_status)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        print(f"lakerag: error: invalid setting LAKERAG_{field.upper()}: {first['msg']}", file=sys.stderr)
+    except LakeragError as exc:
+        print(f"lakerag: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("lakerag: interrupted; rerun to resume", file=sys.stderr)
+        return 130
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""Human and machine summaries of the lakehouse: ``lakerag status`` and the end-of-run table."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pyarrow.parquet as pq
+
+from lakehouse import schemas as s
+from lakehouse.paths import LakePaths
+from lakehouse.runs import last_run
+from lakehouse.settings import Settings
+from lakehouse.storage import read_table
+
+_LAST_RUN_KEYS = ("run_id", "new", "changed", "moved", "deleted", "unchanged", "extracted", "chunked",
+                  "quarantined", "seconds", "finished_at")
+
+
+def status(settings: Settings) -> dict:
+    """Counts of documents by status, chunks, quarantine reasons and the last run."""
+    paths = LakePaths(settings.home)
+    documents = read_table(paths.table("documents"), s.DOCUMENTS)
+    current = documents.filter(documents["is_current"])
+    by_status = Counter(current[s.STATUS].to_pylist())
+    chunks_path = paths.table("chunks")
+    chunks = pq.ParquetFile(chunks_path).metadata.num_rows if chunks_path.exists() else 0
+    quarantine = read_table(paths.table("quarantine"), s.QUARANTINE)
+    run = last_run(paths)
+    return {
+        "home": str(paths.home),
+        "documents": {k: by_status[k] for k in (s.STATUS_ACTIVE, s.STATUS_DELETED, s.STATUS_QUARANTINED)},
+        "document_versions": documents.num_rows,
+        "chunks": chunks,
+        "quarantine": [{k: q[k] for k in (s.PATH, "stage", "reason")} for q in quarantine.to_pylist()],
+        "last_run": {k: run[k] for k in _LAST_RUN_KEYS} if run else None,
+    }
+
+
+def print_status(data: dict) -> None:
+    from rich.console import Console
+
+    console = Console()
+    docs = data["documents"]
+    console.print(f"[bold]lakehouse[/] {data['home']}")
+    console.print(f"documents: {docs['active']} active, {docs['deleted']} deleted, "
+                  f"{docs['quarantined']} quarantined; chunks: {data['chunks']}")
+    if run := data["last_run"]:
+        console.print("last run " + ", ".join(f"{k}={run[k]}" for k in _LAST_RUN_KEYS if k != "finished_at"))
+    for item in data["quarantine"]:
+        console.print(f"  [yellow]quarantined[/] {item['path']}: {item['reason']} ({item['stage']})")
+
+
+def print_run_summary(record: dict, settings: Settings) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"run {record['run_id']} ({record['seconds']:.1f} s)")
+    table.add_column("stage")
+    table.add_column("seconds", justify="right")
+    for stage, seconds in record["stage_seconds"].items():
+        table.add_row(stage, f"{seconds:.2f}")
+    console.print(table)
+    console.print(
+        f"changes: {record['new']} new, {record['changed']} changed, {record['moved']} moved, "
+        f"{record['deleted']} deleted, {record['unchanged']} unchanged; "
+        f"extracted {record['extracted']}, chunked {record['chunked']}"
+    )
+    console.print(f"documents: {record['documents_active']} active, {record['quarantined']} quarantined; "
+                  f"chunks: {record['chunks']}  (details: lakerag status --home {settings.home})")

@@ -1,0 +1,82 @@
+"""Atomic writes: every file is written under a temporary name in its folder, then renamed into place."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+@contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """Yield a temporary path next to ``target``; on success it replaces ``target`` atomically."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        with open(tmp, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_table(table: pa.Table, target: Path) -> Path:
+    with atomic_path(target) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+    return target
+
+
+def read_table(path: Path, schema: pa.Schema | None = None) -> pa.Table:
+    """Read a Parquet file; a missing file reads as an empty table of ``schema``."""
+    if not path.exists():
+        if schema is None:
+            raise FileNotFoundError(path)
+        return schema.empty_table()
+    table = pq.read_table(path)
+    return table.cast(schema) if schema is not None else table
+
+
+def write_json(data: Any, target: Path) -> Path:
+    with atomic_path(target) as tmp:
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    return target
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+class BlobMismatch(Exception):
+    """The bytes read do not have the expected hash (the file changed while being copied)."""
+
+
+def store_blob(source: Path, target: Path, expected_sha256: str) -> bool:
+    """Copy ``source`` to its content-addressed ``target`` unless already there; True if copied.
+    Raises BlobMismatch (and stores nothing) when the copied bytes do not hash to ``expected_sha256``."""
+    if target.exists():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        shutil.copyfile(source, tmp)
+        digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
+        if digest != expected_sha256:
+            raise BlobMismatch(f"{source}: expected sha256 {expected_sha256[:12]}, read {digest[:12]}")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True

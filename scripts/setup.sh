@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# One-command setup: system OCR packages (when root and apt is there), then .venv from the lock file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v tesseract >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing tesseract-ocr (por, eng) with apt-get"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-por \
+      >/dev/null) || echo "setup: could not install tesseract; OCR tests will be skipped"
+  else
+    echo "setup: tesseract not found and not root; scanned PDFs will be quarantined, OCR tests skipped"
+  fi
+fi
+
+PYTHON=${PYTHON:-python3.11}
+command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check uv
+.venv/bin/uv pip install --python .venv/bin/python -q -r requirements.lock
+.venv/bin/uv pip install --python .venv/bin/python -q --no-deps -e .
+touch .venv/.installed
+echo "setup: .venv ready ($(.venv/bin/python --version))"

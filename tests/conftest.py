@@ -1,0 +1,50 @@
+"""Shared fixtures. Airflow's environment is set before anything imports Airflow."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "sample_corpus" / "documents"
+DATASETS = (REPO / ".." / "shared" / "datasets").resolve()
+
+_AIRFLOW_HOME = Path(tempfile.mkdtemp(prefix="lakerag-airflow-"))
+os.environ.setdefault("AIRFLOW_HOME", str(_AIRFLOW_HOME))
+os.environ.setdefault("AIRFLOW__CORE__DAGS_FOLDER", str(REPO / "dags"))
+os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+os.environ.setdefault("AIRFLOW__CORE__UNIT_TEST_MODE", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """A writable copy of the bundled sample corpus (symlinks kept as links)."""
+    target = tmp_path / "source"
+    shutil.copytree(SAMPLE, target, symlinks=True)
+    return target
+
+
+@pytest.fixture
+def settings_for(tmp_path: Path):
+    """Build Settings for a source folder with a fresh data root under tmp_path."""
+    from lakehouse.settings import Settings
+
+    def make(source: Path, **extra) -> Settings:
+        return Settings(home=tmp_path / "home", source=source, **extra)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def airflow_db() -> Path:
+    """An initialised SQLite metadata database for dag.test()."""
+    from airflow.utils import db
+
+    db.initdb()
+    return _AIRFLOW_HOME

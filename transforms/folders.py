@@ -1,0 +1,111 @@
+"""Folder configuration: access groups by path prefix (with per-document sidecars) and the doc_type taxonomy."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from lakehouse.errors import ConfigError
+
+UNCLASSIFIED = "unclassified"
+SIDECAR_SUFFIX = ".meta.yaml"
+
+
+def fold(text: str) -> str:
+    """Case- and accent-insensitive form used to compare prefixes."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+@dataclass(frozen=True)
+class PrefixRule:
+    prefix: str
+    value: tuple[str, ...] | str
+
+    @property
+    def key(self) -> str:
+        return fold(self.prefix)
+
+
+@dataclass(frozen=True)
+class FolderConfig:
+    default_groups: tuple[str, ...]
+    access: tuple[PrefixRule, ...]
+    taxonomy: tuple[PrefixRule, ...]
+    origin: str = "<defaults>"
+
+    def doc_type_for(self, relpath: str) -> str:
+        """Most specific (longest) matching taxonomy prefix, or ``unclassified``."""
+        rule = _longest_match(self.taxonomy, relpath)
+        return str(rule.value) if rule else UNCLASSIFIED
+
+    def groups_for(self, relpath: str, sidecar: Path | None = None) -> tuple[str, ...]:
+        """Groups from the sidecar when present, else the longest matching access prefix, else the default."""
+        if sidecar is not None and sidecar.is_file():
+            return _sidecar_groups(sidecar)
+        rule = _longest_match(self.access, relpath)
+        groups = rule.value if rule else self.default_groups
+        return tuple(sorted(set(groups)))
+
+
+def _longest_match(rules: tuple[PrefixRule, ...], relpath: str) -> PrefixRule | None:
+    target = fold(relpath)
+    matches = [rule for rule in rules if target.startswith(rule.key)]
+    return max(matches, key=lambda rule: len(rule.key)) if matches else None
+
+
+def _groups(value: object, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(g, str) and g.strip() for g in value):
+        raise ConfigError(f"{where}: 'groups' must be a list of non-empty strings, got {value!r}")
+    return tuple(sorted({g.strip() for g in value}))
+
+
+def _sidecar_groups(sidecar: Path) -> tuple[str, ...]:
+    try:
+        data = yaml.safe_load(sidecar.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{sidecar}: not valid YAML ({exc})") from exc
+    if not isinstance(data, dict) or "groups" not in data:
+        raise ConfigError(f"{sidecar}: a sidecar must be a mapping with a 'groups' list")
+    return _groups(data["groups"], str(sidecar))
+
+
+def _rules(data: dict, section: str, field: str, origin: Path) -> tuple[PrefixRule, ...]:
+    entries = data.get(section) or []
+    if not isinstance(entries, list):
+        raise ConfigError(f"{origin}: '{section}' must be a list of rules")
+    rules = []
+    for index, entry in enumerate(entries):
+        where = f"{origin}: {section}[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("prefix"), str) or field not in entry:
+            raise ConfigError(f"{where}: each rule needs a string 'prefix' and '{field}'")
+        if field == "groups":
+            value: tuple[str, ...] | str = _groups(entry[field], where)
+        elif isinstance(entry[field], str) and entry[field].strip():
+            value = entry[field].strip()
+        else:
+            raise ConfigError(f"{where}: '{field}' must be a non-empty string")
+        rules.append(PrefixRule(prefix=entry["prefix"], value=value))
+    return tuple(rules)
+
+
+def load_folder_config(path: Path) -> FolderConfig:
+    """Read the folder configuration; a missing file means everything is public and unclassified."""
+    if not path.exists():
+        return FolderConfig(default_groups=("public",), access=(), taxonomy=())
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the folder configuration must be a mapping")
+    default = data.get("default_groups", [])
+    return FolderConfig(
+        default_groups=_groups(default, f"{path}: default_groups") if default else (),
+        access=_rules(data, "access", "groups", path),
+        taxonomy=_rules(data, "taxonomy", "doc_type", path),
+        origin=str(path),
+    )
