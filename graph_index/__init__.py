@@ -1,0 +1,1 @@
+"""Entity graph, hierarchical communities and community reports (built in a later issue)."""

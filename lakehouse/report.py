@@ -55,7 +55,8 @@ def print_run_summary(record: dict, settings: Settings) -> None:
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"run {record['run_id']} ({record['seconds']:.1f} s)")
+    console.print(f"[bold]run {record['run_id']}[/] finished in {record['seconds']:.1f} s")
+    table = Table()
     table.add_column("stage")
     table.add_column("seconds", justify="right")
     for stage, seconds in record["stage_seconds"].items():

@@ -4,8 +4,9 @@
 Reads ``sample_corpus/src/`` (Markdown documents with a YAML front matter, the folder configuration and the
 question set) and writes, byte for byte reproducibly:
 
-- ``<out>/documents/``: the organisation's "shared drive": PDF, DOCX, HTML, Markdown and text documents, the
-  folder configuration ``.lakerag.yaml``, access sidecars ``*.meta.yaml`` and a folder of deliberately bad files;
+- ``<out>/documents/``: the organisation's "shared drive": PDF, DOCX, HTML, Markdown and text documents,
+  the folder configuration ``.lakerag.yaml``, access sidecars ``*.meta.yaml`` and a folder of bad files;
+- ``<out>/EXPECTED.md``: what the pipeline should make of each file (quarantine kinds, doc_type, groups);
 - ``<out>/questions.jsonl``: the labelled question set, with ``relevant_document_ids`` computed from
   ``relevant_paths`` by ``lakehouse.ids.document_id_for`` (the build fails if a relevant path does not exist).
 
@@ -82,9 +83,9 @@ QUESTION_FIELDS = (
 )
 QUESTION_KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal"}
 
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # Source model
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -183,7 +184,9 @@ def parse_blocks(body: str, path: Path) -> list[Block]:
             continue
         if re.match(r"^[a-z0-9]{1,2}\) ", stripped):
             items = []
-            while i < len(lines) and (re.match(r"^[a-z0-9]{1,2}\) ", lines[i].strip()) or lines[i].startswith("   ")):
+            while i < len(lines) and (
+                re.match(r"^[a-z0-9]{1,2}\) ", lines[i].strip()) or lines[i].startswith("   ")
+            ):
                 if re.match(r"^[a-z0-9]{1,2}\) ", lines[i].strip()):
                     items.append(lines[i].strip())
                 elif lines[i].strip():
@@ -195,16 +198,20 @@ def parse_blocks(body: str, path: Path) -> list[Block]:
             continue
         para = [stripped]
         i += 1
-        while i < len(lines) and lines[i].strip() and not re.match(r"^(#{2,3} |\||- |[a-z0-9]{1,2}\) )", lines[i].strip()):
+        while (
+            i < len(lines)
+            and lines[i].strip()
+            and not re.match(r"^(#{2,3} |\||- |[a-z0-9]{1,2}\) )", lines[i].strip())
+        ):
             para.append(lines[i].strip())
             i += 1
         blocks.append(Block("p", " ".join(para)))
     return blocks
 
 
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # Governance footer
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 
 GOV_LABELS = {
     "pt": {
@@ -247,9 +254,9 @@ def preamble_lines(doc: SourceDoc) -> list[str]:
     return [str(x) for x in doc.meta.get("preamble", [])]
 
 
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # PDF
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 
 
 def _inline_pdf(text: str) -> str:
@@ -259,39 +266,77 @@ def _inline_pdf(text: str) -> str:
 
 def _pdf_styles() -> dict[str, ParagraphStyle]:
     base = getSampleStyleSheet()
-    body = ParagraphStyle("Body", parent=base["BodyText"], fontName="Helvetica", fontSize=10, leading=13.5,
-                          alignment=TA_JUSTIFY, spaceAfter=6)
+    body = ParagraphStyle(
+        "Body",
+        parent=base["BodyText"],
+        fontName="Helvetica",
+        fontSize=10,
+        leading=13.5,
+        alignment=TA_JUSTIFY,
+        spaceAfter=6,
+    )
     return {
-        "title": ParagraphStyle("T", parent=base["Title"], fontName="Helvetica-Bold", fontSize=16, leading=20,
-                                spaceAfter=6),
-        "pre": ParagraphStyle("Pre", parent=body, alignment=1, fontSize=9, textColor=colors.HexColor("#444444"),
-                              spaceAfter=2),
-        "h2": ParagraphStyle("H2", parent=base["Heading2"], fontName="Helvetica-Bold", fontSize=12.5, leading=16,
-                             spaceBefore=10, spaceAfter=4),
-        "h3": ParagraphStyle("H3", parent=base["Heading3"], fontName="Helvetica-Bold", fontSize=11, leading=14,
-                             spaceBefore=6, spaceAfter=3),
+        "title": ParagraphStyle(
+            "T", parent=base["Title"], fontName="Helvetica-Bold", fontSize=16, leading=20, spaceAfter=6
+        ),
+        "pre": ParagraphStyle(
+            "Pre", parent=body, alignment=1, fontSize=9, textColor=colors.HexColor("#444444"), spaceAfter=2
+        ),
+        "h2": ParagraphStyle(
+            "H2",
+            parent=base["Heading2"],
+            fontName="Helvetica-Bold",
+            fontSize=12.5,
+            leading=16,
+            spaceBefore=10,
+            spaceAfter=4,
+        ),
+        "h3": ParagraphStyle(
+            "H3",
+            parent=base["Heading3"],
+            fontName="Helvetica-Bold",
+            fontSize=11,
+            leading=14,
+            spaceBefore=6,
+            spaceAfter=3,
+        ),
         "body": body,
         "cell": ParagraphStyle("Cell", parent=body, fontSize=8.5, leading=10.5, alignment=0, spaceAfter=0),
-        "cellh": ParagraphStyle("CellH", parent=body, fontName="Helvetica-Bold", fontSize=8.5, leading=10.5,
-                                alignment=0, spaceAfter=0),
+        "cellh": ParagraphStyle(
+            "CellH",
+            parent=body,
+            fontName="Helvetica-Bold",
+            fontSize=8.5,
+            leading=10.5,
+            alignment=0,
+            spaceAfter=0,
+        ),
     }
 
 
 def _pdf_table(rows: list[list[str]], styles: dict[str, ParagraphStyle], width: float) -> Table:
     ncols = len(rows[0])
+    # Each column gets at least its longest word (bold header words are wider), the rest in proportion to text.
+    longest_word = [max(len(w) for r in rows for w in (r[c].split() or [""])) for c in range(ncols)]
+    minimum = [n * 5.6 + 10 for n in longest_word]
     lengths = [max(min(len(r[c]), 60) for r in rows) + 4 for c in range(ncols)]
-    total = sum(lengths)
-    col_widths = [width * n / total for n in lengths]
+    spare = max(width - sum(minimum), 0)
+    col_widths = [m + spare * n / sum(lengths) for m, n in zip(minimum, lengths, strict=True)]
+    col_widths = [w * width / sum(col_widths) for w in col_widths]
     data = [[Paragraph(_inline_pdf(c), styles["cellh"]) for c in rows[0]]]
     data += [[Paragraph(_inline_pdf(c), styles["cell"]) for c in r] for r in rows[1:]]
     table = Table(data, colWidths=col_widths, repeatRows=1, hAlign="LEFT")
-    table.setStyle(TableStyle([
-        ("GRID", (0, 0), (-1, -1), 0.5, colors.HexColor("#777777")),
-        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#DDE6EE")),
-        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-        ("TOPPADDING", (0, 0), (-1, -1), 2),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
-    ]))
+    table.setStyle(
+        TableStyle(
+            [
+                ("GRID", (0, 0), (-1, -1), 0.5, colors.HexColor("#777777")),
+                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#DDE6EE")),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("TOPPADDING", (0, 0), (-1, -1), 2),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+            ]
+        )
+    )
     return table
 
 
@@ -301,8 +346,10 @@ def render_pdf(doc: SourceDoc) -> bytes:
     width = A4[0] - 4 * cm
     en = doc.lang == "en"
     running = doc.meta.get("running_footer") or (
-        "Controlled document - printed copies are uncontrolled" if en and doc.meta.get("governance")
-        else "Documento controlado - cópia impressa não controlada" if doc.meta.get("governance")
+        "Controlled document - printed copies are uncontrolled"
+        if en and doc.meta.get("governance")
+        else "Documento controlado - cópia impressa não controlada"
+        if doc.meta.get("governance")
         else ORG_NAME
     )
     code = str(doc.meta.get("code", ""))
@@ -320,9 +367,17 @@ def render_pdf(doc: SourceDoc) -> bytes:
         canvas.restoreState()
 
     pdf = SimpleDocTemplate(
-        buf, pagesize=A4, leftMargin=2 * cm, rightMargin=2 * cm, topMargin=2 * cm, bottomMargin=2 * cm,
-        title=doc.title, author=str(doc.meta.get("author", ORG_NAME)), subject=code,
-        creator="lakerag sample corpus", producer="ReportLab",
+        buf,
+        pagesize=A4,
+        leftMargin=2 * cm,
+        rightMargin=2 * cm,
+        topMargin=2 * cm,
+        bottomMargin=2 * cm,
+        title=doc.title,
+        author=str(doc.meta.get("author", ORG_NAME)),
+        subject=code,
+        creator="lakerag sample corpus",
+        producer="ReportLab",
     )
     story: list[Any] = [Paragraph(_inline_pdf(doc.title), styles["title"])]
     for line in preamble_lines(doc):
@@ -338,7 +393,9 @@ def render_pdf(doc: SourceDoc) -> bytes:
         story.append(_pdf_table(table, styles, width))
         story.append(Spacer(1, 6))
         for line in lines:
-            story.append(Paragraph(_inline_pdf(line), ParagraphStyle("g", parent=styles["body"], spaceAfter=1)))
+            story.append(
+                Paragraph(_inline_pdf(line), ParagraphStyle("g", parent=styles["body"], spaceAfter=1))
+            )
     pdf.build(story, onFirstPage=on_page, onLaterPages=on_page)
     return buf.getvalue()
 
@@ -359,9 +416,9 @@ def _pdf_block(block: Block, styles: dict[str, ParagraphStyle], width: float) ->
     raise ValueError(block.kind)
 
 
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # DOCX
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 
 
 def _docx_runs(paragraph, text: str) -> None:  # noqa: ANN001
@@ -433,7 +490,9 @@ def render_docx(doc: SourceDoc) -> bytes:
     section.footer.paragraphs[0].text = f"{ORG_NAME} - {doc.meta.get('code', doc.title)}"
 
     gov_meta = doc.meta.get("governance") or {}
-    stamp = _parse_date(gov_meta.get("revisao") or gov_meta.get("emissao") or doc.meta.get("date", "2024-01-01"))
+    stamp = _parse_date(
+        gov_meta.get("revisao") or gov_meta.get("emissao") or doc.meta.get("date", "2024-01-01")
+    )
     props = document.core_properties
     props.title = doc.title
     props.author = str(gov_meta.get("elaborado", doc.meta.get("author", ORG_NAME)))
@@ -465,9 +524,9 @@ def normalize_zip(data: bytes) -> bytes:
     return out.getvalue()
 
 
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # HTML, Markdown, text
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 
 
 def _inline_html(text: str) -> str:
@@ -476,8 +535,13 @@ def _inline_html(text: str) -> str:
 
 def _html_table(rows: list[list[str]], css: str = "") -> list[str]:
     cls = f' class="{css}"' if css else ""
-    out = [f"<table{cls}>", "  <thead>", "    <tr>" + "".join(f"<th>{_inline_html(c)}</th>" for c in rows[0]) + "</tr>",
-           "  </thead>", "  <tbody>"]
+    out = [
+        f"<table{cls}>",
+        "  <thead>",
+        "    <tr>" + "".join(f"<th>{_inline_html(c)}</th>" for c in rows[0]) + "</tr>",
+        "  </thead>",
+        "  <tbody>",
+    ]
     out += ["    <tr>" + "".join(f"<td>{_inline_html(c)}</td>" for c in r) + "</tr>" for r in rows[1:]]
     out += ["  </tbody>", "</table>"]
     return out
@@ -485,8 +549,11 @@ def _html_table(rows: list[list[str]], css: str = "") -> list[str]:
 
 def render_html(doc: SourceDoc) -> bytes:
     en = doc.lang == "en"
-    nav = ("Home", "Policies", "Procedures", "Forms", "Contact") if en else (
-        "Início", "Documentos", "Procedimentos", "Formulários", "Fale conosco")
+    nav = (
+        ("Home", "Policies", "Procedures", "Forms", "Contact")
+        if en
+        else ("Início", "Documentos", "Procedimentos", "Formulários", "Fale conosco")
+    )
     out = [
         "<!DOCTYPE html>",
         f'<html lang="{"en" if en else "pt-BR"}">',
@@ -533,7 +600,8 @@ def render_html(doc: SourceDoc) -> bytes:
         "</main>",
         '<footer class="intranet-rodape">',
         f"  <p>&copy; {html.escape(ORG_NAME)} - Intranet corporativa. "
-        + ("Internal use only." if en else "Uso interno.") + "</p>",
+        + ("Internal use only." if en else "Uso interno.")
+        + "</p>",
         "</footer>",
         "</body>",
         "</html>",
@@ -564,8 +632,9 @@ def render_markdown(doc: SourceDoc) -> bytes:
 def render_text(doc: SourceDoc) -> bytes:
     def wrap(text: str, indent: str = "") -> list[str]:
         text = text.replace("**", "")
-        return textwrap.wrap(text, width=88, initial_indent=indent,
-                             subsequent_indent=" " * len(indent), break_on_hyphens=False) or [""]
+        return textwrap.wrap(
+            text, width=88, initial_indent=indent, subsequent_indent=" " * len(indent), break_on_hyphens=False
+        ) or [""]
 
     def table(rows: list[list[str]]) -> list[str]:
         widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
@@ -607,13 +676,19 @@ def render_text(doc: SourceDoc) -> bytes:
     raise SystemExit(f"{doc.src}: unsupported encoding {encoding}")
 
 
-RENDERERS = {"pdf": render_pdf, "docx": render_docx, "html": render_html, "htm": render_html,
-             "md": render_markdown, "txt": render_text}
+RENDERERS = {
+    "pdf": render_pdf,
+    "docx": render_docx,
+    "html": render_html,
+    "htm": render_html,
+    "md": render_markdown,
+    "txt": render_text,
+}
 
 
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # Bad files
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 
 
 def _small_pdf(title: str, paragraphs: list[str], encrypt: str | None = None) -> bytes:
@@ -680,7 +755,8 @@ def _xlsx() -> bytes:
         "[Content_Types].xml": (
             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
             '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-            '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+            '<Default Extension="rels" '
+            'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
             '<Default Extension="xml" ContentType="application/xml"/>'
             '<Override PartName="/xl/workbook.xml" '
             'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
@@ -726,6 +802,46 @@ def _xlsx() -> bytes:
     return out.getvalue()
 
 
+# name -> (expected quarantine kind, acceptable alternative kinds, what it is)
+BAD_FILES: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "pdf-corrompido.pdf": ("corrupt", (), "a %PDF-1.4 header followed by 6,000 random bytes"),
+    "pdf-truncado.pdf": (
+        "truncated",
+        ("corrupt",),
+        "the first 40% of the bytes of Manuais/Manual do Colaborador.pdf (no xref, no trailer)",
+    ),
+    "pdf-protegido-por-senha.pdf": (
+        "encrypted",
+        (),
+        "a valid PDF encrypted with a user password (reportlab encrypt=)",
+    ),
+    "vazio.txt": ("empty", (), "a zero-byte file"),
+    "planilha.xlsx": (
+        "unsupported_type",
+        (),
+        "a real, valid .xlsx workbook: a type the pipeline does not extract",
+    ),
+    "relatorio.docx": (
+        "wrong_extension",
+        ("corrupt",),
+        "the bytes of a one-page text PDF saved with a .docx extension (not a zip)",
+    ),
+    "dados.txt": ("undecodable", ("binary",), "4,096 random bytes (NULs and control bytes) named .txt"),
+    "digitalizado-sem-texto.pdf": (
+        "no_text",
+        (),
+        "a 'scanned' page: one image of text, no text layer. With OCR enabled and "
+        "tesseract installed it is extracted instead (text: 'TERMO DE CIÊNCIA - USO DO "
+        "ESTACIONAMENTO ...')",
+    ),
+    "loop": (
+        "symlink_loop",
+        ("skipped",),
+        "a symbolic link to its own folder (loop -> .): a directory cycle that a walker must not follow",
+    ),
+}
+
+
 def write_bad_files(documents: Path, truncated_source: bytes) -> list[str]:
     """The deliberately broken files; returns their relative paths (the symlink included)."""
     rng = random.Random(20261129)
@@ -736,37 +852,76 @@ def write_bad_files(documents: Path, truncated_source: bytes) -> list[str]:
         "pdf-truncado.pdf": truncated_source[: int(len(truncated_source) * 0.4)],
         "pdf-protegido-por-senha.pdf": _small_pdf(
             "Relatório Confidencial de Auditoria Interna 2025",
-            ["Este relatório apresenta os achados da auditoria interna de contas a pagar realizada em 2025.",
-             "Acesso restrito ao Comitê de Auditoria."],
+            [
+                "Este relatório apresenta os achados da auditoria interna de contas a pagar "
+                "realizada em 2025.",
+                "Acesso restrito ao Comitê de Auditoria.",
+            ],
             encrypt="Aud!t0r1a-2025",
         ),
         "vazio.txt": b"",
         "planilha.xlsx": _xlsx(),
         "relatorio.docx": _small_pdf(
             "Relatório de Indicadores de Qualidade - 3º trimestre de 2025",
-            ["Taxa de adesão à higiene das mãos: 82%. Meta institucional: 85%.",
-             "Densidade de incidência de quedas: 1,1 por 1.000 pacientes-dia. Meta: abaixo de 1,5.",
-             "Tempo médio porta-antibiótico na sepse: 52 minutos. Meta: até 60 minutos."],
+            [
+                "Taxa de adesão à higiene das mãos: 82%. Meta institucional: 85%.",
+                "Densidade de incidência de quedas: 1,1 por 1.000 pacientes-dia. Meta: abaixo de 1,5.",
+                "Tempo médio porta-antibiótico na sepse: 52 minutos. Meta: até 60 minutos.",
+            ],
         ),
-        "dados.txt": bytes(b for b in rng.randbytes(4096)),
+        "dados.txt": rng.randbytes(4096),
         "digitalizado-sem-texto.pdf": _scanned_pdf(),
     }
+    assert set(written) | {"loop"} == set(BAD_FILES)
     for name, data in written.items():
         (bad / name).write_bytes(data)
-    loop = bad / "loop"
-    loop.symlink_to(".", target_is_directory=True)
-    return [f"{BAD_DIR}/{name}" for name in [*written, "loop"]]
+    (bad / "loop").symlink_to(".", target_is_directory=True)
+    return [f"{BAD_DIR}/{name}" for name in BAD_FILES]
 
 
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
+# Folder configuration (a reference reading of .lakerag.yaml, used only to document expectations)
+# ------------------------------------------------------------------------------------------------------------
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def expected_doc_type(relpath: str, config: dict[str, Any]) -> str:
+    folded = _fold(relpath)
+    best: tuple[int, str] | None = None
+    for rule in config.get("taxonomy", []):
+        prefix = _fold(rule["prefix"])
+        if folded.startswith(prefix) and (best is None or len(prefix) > best[0]):
+            best = (len(prefix), rule["doc_type"])
+    return best[1] if best else "unclassified"
+
+
+def expected_groups(relpath: str, config: dict[str, Any], sidecar: list[str] | None) -> list[str]:
+    if sidecar:
+        return list(sidecar)
+    best: tuple[int, list[str]] | None = None
+    for rule in config.get("access", []):
+        prefix = normalize_relpath(rule["prefix"]) + ("/" if rule["prefix"].endswith("/") else "")
+        if relpath.startswith(prefix) and (best is None or len(prefix) > best[0]):
+            best = (len(prefix), list(rule["groups"]))
+    return best[1] if best else list(config.get("default_groups", ["public"]))
+
+
+# ------------------------------------------------------------------------------------------------------------
 # Questions
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 
 
 def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
     raw = yaml.safe_load(src.read_text(encoding="utf-8"))
-    existing = {normalize_relpath(p.relative_to(documents).as_posix())
-                for p in documents.rglob("*") if p.is_file() and not p.is_symlink()}
+    existing = {
+        normalize_relpath(p.relative_to(documents).as_posix())
+        for p in documents.rglob("*")
+        if p.is_file() and not p.is_symlink()
+    }
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for n, item in enumerate(raw, start=1):
@@ -787,16 +942,19 @@ def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
         if question in seen:
             raise SystemExit(f"{qid}: duplicate question")
         seen.add(question)
-        out.append({
-            "id": qid,
-            "question": question,
-            "expected_answer": " ".join(str(item["expected_answer"]).split()),
-            "relevant_paths": paths,
-            "relevant_document_ids": [document_id_for(p) for p in paths],
-            "groups": list(item.get("groups", ["public"])),
-            "answerable": answerable,
-            "kind": kind,
-        })
+        out.append(
+            {
+                "id": qid,
+                "question": question,
+                "expected_answer": " ".join(str(item["expected_answer"]).split()),
+                "relevant_paths": paths,
+                "relevant_document_ids": [document_id_for(p) for p in paths],
+                "groups": list(item.get("groups", ["public"])),
+                "answerable": answerable,
+                "kind": kind,
+            }
+        )
+        assert tuple(out[-1]) == QUESTION_FIELDS
     return out
 
 
@@ -807,9 +965,90 @@ def write_questions(out_dir: Path, documents: Path) -> int:
     return len(questions)
 
 
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # Main
-# --------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
+
+
+def _cp1252_ok(char: str) -> bool:
+    try:
+        char.encode("cp1252")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+REFERENCE_DATE = dt.date(2026, 11, 29)
+
+
+def review_status(doc: SourceDoc) -> tuple[str, str]:
+    gov = doc.meta.get("governance")
+    if not gov:
+        return "", "no footer"
+    due = _parse_date(gov["proxima"]).date()
+    if due < REFERENCE_DATE:
+        status = "overdue"
+    elif (due - REFERENCE_DATE).days <= 30:
+        status = "due in 30 days"
+    else:
+        status = "ok"
+    return due.isoformat(), status
+
+
+def write_expected(out_dir: Path, docs: list[SourceDoc], bad: list[str]) -> None:
+    config = yaml.safe_load((SRC_ROOT / "lakerag.yaml").read_text(encoding="utf-8"))
+    lines = [
+        "# Sample corpus: expected outcomes",
+        "",
+        "Generated by `scripts/build_sample_corpus.py` from `src/`; do not edit by hand.",
+        "Paths are relative to `documents/`. Review statuses are computed against the reference date "
+        f'**{REFERENCE_DATE.isoformat()}** ("today" for the governance questions).',
+        "",
+        "## Bad files",
+        "",
+        "Each must be quarantined (or, for the symlink, skipped and reported) with the kind below;",
+        "the run goes on.",
+        "",
+        "| Path | Expected kind | Also acceptable | What it is |",
+        "|---|---|---|---|",
+    ]
+    for rel in bad:
+        kind, alternatives, what = BAD_FILES[PurePosixPath(rel).name]
+        lines.append(f"| `{rel}` | {kind} | {', '.join(alternatives) or '-'} | {what} |")
+    lines += [
+        "",
+        "Not committed: a file over `LAKERAG_MAX_FILE_BYTES` (default 50 MiB) -> kind `too_large`;",
+        "tests create it.",
+        "",
+        "`loop` is a committed symlink (`loop -> .`). Copy this folder with",
+        "`shutil.copytree(..., symlinks=True)`; `glob.glob('**', recursive=True)` and `copytree` without",
+        "`symlinks=True` follow it (about 40 levels deep before ELOOP). `os.walk` (default) and `Path.rglob`",
+        "on Python 3.11 do not follow it.",
+        "",
+        "## Documents",
+        "",
+        f"{len(docs)} good documents. `doc_type` and `groups` are what `.lakerag.yaml` (and sidecars)",
+        "should give.",
+        "",
+        "| Path | Format | Lang | Encoding | doc_type | Groups | Code | Version | Next review "
+        "| Review status |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for doc in sorted(docs, key=lambda d: d.relpath):
+        gov = doc.meta.get("governance") or {}
+        due, status = review_status(doc)
+        encoding = str(doc.meta.get("encoding", "utf-8")) if doc.fmt in ("txt", "md", "html") else "-"
+        if encoding == "utf-16":
+            encoding = "utf-16 (BOM, LE)"
+        groups = expected_groups(doc.relpath, config, doc.meta.get("groups"))
+        sidecar = " (sidecar)" if doc.meta.get("groups") else ""
+        lines.append(
+            f"| `{doc.relpath}` | {doc.fmt} | {doc.lang} | {encoding} "
+            f"| {expected_doc_type(doc.relpath, config)} | {', '.join(groups)}{sidecar} "
+            f"| {doc.meta.get('code', '-')} | {gov.get('versao', '-')} | {due or '-'} | {status} |"
+        )
+    lines += ["", (SRC_ROOT / "expected_notes.md").read_text(encoding="utf-8").rstrip("\n")]
+    (out_dir / "EXPECTED.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def load_sources() -> list[SourceDoc]:
@@ -822,6 +1061,12 @@ def load_sources() -> list[SourceDoc]:
             raise SystemExit(f"{doc.src}: path {doc.relpath} already produced by {seen[doc.relpath]}")
         if doc.relpath.startswith(BAD_DIR):
             raise SystemExit(f"{doc.src}: {BAD_DIR} is reserved for the bad files")
+        if doc.fmt == "pdf" or str(doc.meta.get("encoding", "")).lower() == "cp1252":
+            # PDFs use reportlab's standard fonts (WinAnsi): a character outside cp1252 would render as a box.
+            text = yaml.safe_dump(doc.meta, allow_unicode=True) + doc.body
+            bad = sorted({c for c in text if not _cp1252_ok(c)})
+            if bad:
+                raise SystemExit(f"{doc.src}: characters not representable in cp1252: {bad}")
         seen[doc.relpath] = doc.src
     return docs
 
@@ -850,16 +1095,26 @@ def build(out_dir: Path) -> dict[str, Any]:
             )
     truncated_from = normalize_relpath("Manuais/Manual do Colaborador.pdf")
     bad = write_bad_files(documents, rendered[truncated_from])
+    write_expected(out_dir, docs, bad)
     n_questions = write_questions(out_dir, documents)
     return {"documents": len(docs), "bad_files": len(bad), "questions": n_questions}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=CORPUS_ROOT,
-                        help="folder that receives documents/ and questions.jsonl (default: sample_corpus/)")
-    parser.add_argument("--questions-only", action="store_true",
-                        help="only rewrite questions.jsonl from src/questions.yaml against existing documents/")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=CORPUS_ROOT,
+        help="folder that receives documents/ and questions.jsonl (default: sample_corpus/)",
+    )
+    parser.add_argument(
+        "--questions-only",
+        action="store_true",
+        help="only rewrite questions.jsonl from src/questions.yaml against existing documents/",
+    )
     args = parser.parse_args(argv)
     out_dir: Path = args.out.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)

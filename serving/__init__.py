@@ -1,0 +1,1 @@
+"""The query API (built in a later issue)."""

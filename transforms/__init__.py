@@ -1,0 +1,1 @@
+"""Ingestion stages: discover, land, extract, chunk, commit. Plain functions, no Airflow."""

@@ -1,0 +1,159 @@
+"""DOCX -> Markdown with python-docx: heading styles, numbered and bulleted lists, tables, in body order.
+
+Section headers open the Markdown and footers close it (once each), since documents often keep their
+version, dates and approvers there.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import zipfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import docx
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+
+from lakehouse.errors import DocumentError
+from transforms.extraction.markdown import Block, clean_line, render, to_pipe_table
+from transforms.extraction.structure import legal_division, looks_like_caps_heading, numbered_heading_level
+from transforms.extraction.types import Extracted
+
+logger = logging.getLogger(__name__)
+
+_HEADING_STYLE = re.compile(r"^(?:heading|t[íi]tulo|cabe[çc]alho|überschrift|titre)\s*(\d)$", re.I)
+_TITLE_STYLE = re.compile(r"^(?:title|t[íi]tulo)$", re.I)
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+def extract_docx(path: Path) -> Extracted:
+    """Markdown of a Word document; DocumentError when it is not a readable DOCX."""
+    try:
+        document = docx.Document(str(path))
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        with path.open("rb") as fh:
+            legacy = fh.read(4) == b"\xd0\xcf\x11\xe0"
+        reason = "encrypted or legacy .doc file, not a DOCX" if legacy else f"corrupt DOCX: {exc}"
+        raise DocumentError(reason) from exc
+    except Exception as exc:  # python-docx raises PackageNotFoundError and others for broken packages
+        raise DocumentError(f"corrupt DOCX: {exc}") from exc
+    converter = _Converter(document)
+    blocks: list[Block] = []
+    seen: set[str] = set()
+    for section in document.sections:
+        if not section.header.is_linked_to_previous:
+            blocks += converter.blocks(section.header.iter_inner_content(), seen)
+    blocks += converter.blocks(document.iter_inner_content(), None)
+    for section in document.sections:
+        if not section.footer.is_linked_to_previous:
+            blocks += converter.blocks(section.footer.iter_inner_content(), seen)
+    markdown, _ = render(blocks)
+    return Extracted(markdown, "docx")
+
+
+class _Converter:
+    def __init__(self, document: Any) -> None:
+        styles = [p.style.name for p in document.paragraphs if p.style is not None]
+        self.shift = 1 if any(_TITLE_STYLE.match(s or "") for s in styles) else 0
+        self.formats = _numbering_formats(document)
+        self.counters: Counter[tuple[str, int]] = Counter()
+
+    def blocks(self, items: Any, seen: set[str] | None) -> list[Block]:
+        """Blocks for paragraphs and tables; with ``seen``, text already emitted (a repeated footer) is skipped."""
+        out: list[Block] = []
+        for item in items:
+            block = self._table(item) if isinstance(item, Table) else self._paragraph(item)
+            if block is None or (seen is not None and block.text in seen):
+                continue
+            if seen is not None:
+                seen.add(block.text)
+            out.append(block)
+        return out
+
+    def _paragraph(self, paragraph: Paragraph) -> Block | None:
+        lines = [clean_line(t) for t in paragraph.text.split("\n")]
+        text = "\n".join(t for t in lines if t)
+        if not text:
+            return None
+        style = (paragraph.style.name if paragraph.style is not None else "") or ""
+        if _TITLE_STYLE.match(style):
+            return Block("heading", text.replace("\n", " "), level=1)
+        m = _HEADING_STYLE.match(style)
+        if m:
+            return Block("heading", text.replace("\n", " "), level=min(int(m.group(1)) + self.shift, 6))
+        level = self._implicit_heading(paragraph, text)
+        if level:
+            return Block("heading", text, level=level)
+        numbering = self._numbering(paragraph, style)
+        if numbering is not None:
+            ordered, depth, key = numbering
+            self.counters[key] += 1
+            return Block("item", text, level=depth, number=self.counters[key] if ordered else None)
+        return Block("para", text)
+
+    def _implicit_heading(self, paragraph: Paragraph, text: str) -> int:
+        """Legal divisions, and bold short numbered or capitalised lines written in a body style."""
+        division = legal_division(text)
+        if division is not None and not division.label.startswith("Art"):
+            return division.level
+        runs = [r for r in paragraph.runs if r.text.strip()]
+        if not runs or not all(r.bold for r in runs) or "\n" in text:
+            return 0
+        return numbered_heading_level(text) or (2 if looks_like_caps_heading(text) else 0)
+
+    def _numbering(self, paragraph: Paragraph, style: str) -> tuple[bool, int, tuple[str, int]] | None:
+        ppr = paragraph._p.pPr
+        num_pr = ppr.numPr if ppr is not None else None
+        if num_pr is None or num_pr.numId is None:
+            if style.lower().startswith("list"):
+                return "number" in style.lower(), 0, (style, 0)
+            return None
+        num_id = str(num_pr.numId.val)
+        depth = int(num_pr.ilvl.val) if num_pr.ilvl is not None else 0
+        fmt = self.formats.get((num_id, depth), "bullet")
+        if fmt == "none":
+            return None
+        for deeper in [k for k in self.counters if k[0] == num_id and k[1] > depth]:
+            del self.counters[deeper]  # a new parent item restarts its sub-list
+        return fmt != "bullet", depth, (num_id, depth)
+
+    def _table(self, table: Table) -> Block | None:
+        rows: list[list[str]] = []
+        for row in table.rows:
+            cells, previous = [], None
+            for cell in row.cells:
+                same = previous is not None and cell._tc is previous  # a merged cell repeats itself
+                cells.append("" if same else clean_line(cell.text.replace("\n", " ")))
+                previous = cell._tc
+            rows.append(cells)
+        rows = [r for r in rows if any(r)]
+        if not rows:
+            return None
+        if len(rows) == 1 or len(rows[0]) == 1:  # a layout box, not a table
+            return Block("para", "\n".join(c for r in rows for c in r if c))
+        return Block("table", to_pipe_table(rows[0], rows[1:]))
+
+
+def _numbering_formats(document: Any) -> dict[tuple[str, int], str]:
+    """``(numId, level) -> numFmt`` (bullet, decimal, lowerLetter...) from the numbering part."""
+    try:
+        root = document.part.numbering_part.element
+    except (KeyError, NotImplementedError, AttributeError):
+        return {}
+    abstract = {}
+    for node in root.findall(f"{_W}abstractNum"):
+        levels = {}
+        for lvl in node.findall(f"{_W}lvl"):
+            fmt = lvl.find(f"{_W}numFmt")
+            levels[int(lvl.get(f"{_W}ilvl", "0"))] = fmt.get(f"{_W}val") if fmt is not None else "decimal"
+        abstract[node.get(f"{_W}abstractNumId")] = levels
+    formats = {}
+    for num in root.findall(f"{_W}num"):
+        ref = num.find(f"{_W}abstractNumId")
+        if ref is not None:
+            for level, fmt in abstract.get(ref.get(f"{_W}val"), {}).items():
+                formats[(num.get(f"{_W}numId"), level)] = fmt
+    return formats

@@ -1,0 +1,129 @@
+"""PDF -> Markdown. Text, positions and fonts come from pypdfium2 (milliseconds a page); pdfplumber is opened only
+for pages that draw ruled lines, to read their tables cell by cell. Pages without a text layer go to OCR."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from lakehouse.errors import DocumentError
+from lakehouse.settings import Settings
+from transforms.extraction.markdown import render
+from transforms.extraction.pdf_lines import Line, body_size, drop_repeated_margins, page_lines
+from transforms.extraction.pdf_layout import layout_blocks
+from transforms.extraction.pdf_tables import PdfTable, page_tables
+from transforms.extraction.types import Extracted
+
+logger = logging.getLogger(__name__)
+
+MIN_CHARS_PER_PAGE = 20  # below this on average the PDF is a scan
+
+
+def extract_pdf(path: Path, settings: Settings) -> Extracted:
+    """Markdown of a PDF; raises DocumentError for encrypted, corrupt or (without OCR) scanned files."""
+    warnings = _check_bytes(path)
+    pages, heights, ruled = _read_pages(path)
+    visible = [sum(not c.isspace() for ln in lines for c in ln.text) for lines in pages]
+    if sum(visible) < MIN_CHARS_PER_PAGE * len(pages):
+        from transforms.extraction.ocr import extract_scanned
+
+        logger.info("%s: %d characters on %d pages, no text layer; trying OCR", path.name, sum(visible), len(pages))
+        return extract_scanned(path, settings)
+    empty = [str(i + 1) for i, n in enumerate(visible) if n < MIN_CHARS_PER_PAGE]
+    if empty:
+        warnings.append(f"pages without a text layer (not OCR'd): {', '.join(empty)}")
+    tables = _read_tables(path, ruled, warnings)
+    pages = drop_repeated_margins(pages, heights)
+    blocks = layout_blocks(pages, tables, body_size(pages))
+    markdown, spans = render(blocks, len(pages))
+    logger.info("%s: %d pages, %d tables, %d characters", path.name, len(pages), sum(map(len, tables.values())),
+                len(markdown))
+    return Extracted(markdown, "pdf-text", len(pages), spans, warnings)
+
+
+def _check_bytes(path: Path) -> list[str]:
+    with path.open("rb") as fh:
+        head = fh.read(1024)
+        fh.seek(0, 2)
+        size = fh.tell()
+        fh.seek(max(0, size - 2048))
+        tail = fh.read()
+    if b"%PDF-" not in head:
+        raise DocumentError("corrupt or truncated PDF: no %PDF header")
+    if b"%%EOF" not in tail:
+        return ["no %%EOF marker at the end of the file: it may be truncated"]
+    return []
+
+
+def _read_pages(path: Path) -> tuple[list[list[Line]], list[float], list[int]]:
+    """Lines of every page, page heights, and the pages that draw enough rules to hold a table."""
+    try:
+        doc = pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise DocumentError("encrypted PDF (password protected)") from exc
+        raise DocumentError(f"corrupt or truncated PDF: {_reason(exc)}") from exc
+    try:
+        if len(doc) == 0:
+            raise DocumentError("corrupt or truncated PDF: no pages")
+        pages, heights, ruled = [], [], []
+        for i in range(len(doc)):
+            page = doc[i]
+            try:
+                pages.append(page_lines(page, i))
+                left, bottom, right, top = page.get_mediabox()
+                heights.append(top - bottom)
+                if _has_rules(page):
+                    ruled.append(i)
+            finally:
+                page.close()
+        return pages, heights, ruled
+    except pdfium.PdfiumError as exc:
+        raise DocumentError(f"corrupt or truncated PDF: {_reason(exc)}") from exc
+    finally:
+        doc.close()
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc)
+    return text[text.find("PDFium: ") + 8:].rstrip(").") if "PDFium: " in text else text
+
+
+def _has_rules(page: pdfium.PdfPage) -> bool:
+    """Rules at three or more distinct x and y positions (a grid of at least 2 x 2 cells) are drawn, or one path
+    draws many segments. Cheap enough to run on every page, so pdfplumber parses only pages that may hold tables."""
+    xs: set[int] = set()
+    ys: set[int] = set()
+    for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_PATH,), max_depth=3):
+        if pdfium_c.FPDFPath_CountSegments(obj.raw) > 12:
+            return True
+        left, bottom, right, top = obj.get_bounds()
+        if top - bottom > 10:
+            xs.update({round(left / 2), round(right / 2)})
+        if right - left > 10:
+            ys.update({round(bottom / 2), round(top / 2)})
+        if len(xs) >= 3 and len(ys) >= 3:
+            return True
+    return False
+
+
+def _read_tables(path: Path, ruled: list[int], warnings: list[str]) -> dict[int, list[PdfTable]]:
+    if not ruled:
+        return {}
+    import pdfplumber
+
+    tables: dict[int, list[PdfTable]] = {}
+    try:
+        with pdfplumber.open(path, pages=[i + 1 for i in ruled]) as pdf:
+            for page in pdf.pages:
+                found = page_tables(page)
+                if found:
+                    tables[page.page_number - 1] = found
+                page.close()
+    except Exception as exc:  # tables are an improvement over plain text, never a reason to lose the document
+        logger.warning("%s: table detection failed: %s", path.name, exc)
+        warnings.append(f"table detection failed: {exc}")
+    return tables
