@@ -88,7 +88,8 @@ def test_form_without_footer_has_no_metadata() -> None:
 
 
 def test_only_first_and_last_pages_are_read() -> None:
-    middle = "Próxima revisão: 01/01/2030\n\nAprovado por: Ninguém"
+    filler = "Texto corrido do manual, sem nenhum campo de controle. " * 80
+    middle = f"{filler}\n\nPróxima revisão: 01/01/2030\n\nAprovado por: Ninguém\n\n{filler}"
     pages = ["Manual de TI sem título", middle, "Revisar até 31.12.2026\n\nPrepared by: John Smith, IT"]
     metadata = extract_metadata(_pdf_like(pages), "manual.pdf")
     assert metadata.title == "manual.pdf"  # no "#" heading: the fallback
@@ -98,7 +99,8 @@ def test_only_first_and_last_pages_are_read() -> None:
 
 
 @pytest.mark.parametrize(("line", "version"), [
-    ("Versão: 4", "4"), ("Versão 04", "04"), ("Rev. 3", "3"), ("Documento v4 - interno", "4"),
+    ("Versão: 4", "4"), ("Versão 04", "04"), ("Rev. 3", "3"), ("POL-TI-001 - v4", "4"),
+    ("Aprovou a versão 3 da política.", None),
     ("VERSÃO Nº 2.1", "2.1"), ("Última revisão: 12/03/2025", None),
 ])
 def test_version_formats(line: str, version: str | None) -> None:

@@ -1,4 +1,4 @@
-"""Dates as written in Brazilian and English documents: 12/03/2026, 12.03.2026, 2026-03-12, 12 de março de 2026."""
+"""Dates in Brazilian and English documents: 12/03/2026, 12.03.2026, 2026-03-12, 12 de março de 2026."""
 
 from __future__ import annotations
 

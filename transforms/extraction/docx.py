@@ -62,7 +62,8 @@ class _Converter:
         self.counters: Counter[tuple[str, int]] = Counter()
 
     def blocks(self, items: Any, seen: set[str] | None) -> list[Block]:
-        """Blocks for paragraphs and tables; with ``seen``, text already emitted (a repeated footer) is skipped."""
+        """Blocks for paragraphs and tables; with ``seen``, text already emitted (a repeated footer) is
+        skipped."""
         out: list[Block] = []
         for item in items:
             block = self._table(item) if isinstance(item, Table) else self._paragraph(item)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
 
 from lakehouse.errors import DocumentError
 from transforms.extraction.markdown import Block, clean_line, normalise_text, render, to_pipe_table
@@ -17,7 +17,9 @@ from transforms.extraction.types import Extracted
 
 logger = logging.getLogger(__name__)
 
-_DROP = {"script", "style", "nav", "noscript", "template", "svg", "iframe", "head", "button", "select", "object"}
+_DROP = {"script", "style", "nav", "noscript", "template", "svg", "iframe", "head", "button", "select",
+         "object"}
+_NOT_TEXT = (Comment, Doctype, Declaration, ProcessingInstruction)
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _CONTAINERS = {"html", "body", "div", "section", "article", "main", "header", "footer", "aside", "figure",
                "figcaption", "form", "fieldset", "address", "center", "details", "summary", "dl", "dd", "dt",
@@ -39,14 +41,15 @@ def extract_html(path: Path) -> Extracted:
     if title and not any(b.kind == "heading" and b.level == 1 for b in blocks):
         blocks.insert(0, Block("heading", title, level=1))
     markdown, _ = render(blocks)
-    return Extracted(normalise_text(markdown), "html", warnings=[] if blocks else ["no text found in the HTML"])
+    warnings = [] if blocks else ["no text found in the HTML"]
+    return Extracted(normalise_text(markdown), "html", warnings=warnings)
 
 
 def _walk(node: Tag, out: list[Block], depth: int) -> None:
     """Append blocks for ``node``'s children; loose inline text between blocks becomes paragraphs."""
     inline: list[str] = []
     for child in node.children:
-        if isinstance(child, Comment):
+        if isinstance(child, _NOT_TEXT):
             continue
         if isinstance(child, NavigableString):
             inline.append(str(child))
@@ -63,7 +66,7 @@ def _walk(node: Tag, out: list[Block], depth: int) -> None:
 def _inline_text(tag: Tag) -> str:
     parts = []
     for piece in tag.descendants:
-        if isinstance(piece, NavigableString) and not isinstance(piece, Comment):
+        if isinstance(piece, NavigableString) and not isinstance(piece, _NOT_TEXT):
             parts.append(str(piece))
         elif isinstance(piece, Tag) and piece.name == "br":
             parts.append("\n")
@@ -104,13 +107,11 @@ def _list(tag: Tag, out: list[Block], depth: int) -> None:
         inline: list[str] = []
         nested: list[Tag] = []
         for child in li.children:
-            if isinstance(child, Tag) and child.name in ("ul", "ol"):
-                nested.append(child)
-            elif isinstance(child, Tag) and child.name in _BLOCKS - {"p", "div"}:
+            if isinstance(child, Tag) and child.name in _BLOCKS - {"p", "div"}:  # sub-lists, tables
                 nested.append(child)
             elif isinstance(child, Tag):
                 inline.append(_inline_text(child) + ("\n" if child.name in ("p", "div") else ""))
-            elif not isinstance(child, Comment):
+            elif not isinstance(child, _NOT_TEXT):
                 inline.append(str(child))
         text = " ".join(clean_line(t) for t in "".join(inline).split("\n") if clean_line(t))
         if text:

@@ -1,4 +1,4 @@
-"""Building Markdown from blocks, with the character span of every page; text normalisation shared by all formats."""
+"""Markdown from blocks, with the character span of every page; text normalisation shared by all formats."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import unicodedata
 from dataclasses import dataclass, field
 
 # Portuguese clitic pronouns: "aplica-\nse" is "aplica-se", not "aplicase".
-_CLITICS = frozenset("se lhe lhes o a os as me te nos vos lo la los las no na nas".split())
+_CLITICS = frozenset({"se", "lhe", "lhes", "o", "a", "os", "as", "me", "te", "nos", "vos", "lo", "la", "los",
+                      "las", "no", "na", "nas"})
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
 _DOT_LEADER = re.compile(r"\s*(?:\.\s?){5,}\s*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]")
@@ -60,7 +61,7 @@ def to_pipe_table(header: list[str], body: list[list[str]]) -> str:
 
 @dataclass
 class Block:
-    """A heading, paragraph, list item or table. ``marks`` are (offset in ``text``, page) where a page begins."""
+    """A heading, paragraph, list item or table; ``marks``: (offset in ``text``, page) where a page begins."""
 
     kind: str  # heading | para | item | table | raw (Markdown kept as it is)
     text: str
@@ -109,7 +110,7 @@ def render(blocks: list[Block], page_count: int = 0) -> tuple[str, list[tuple[in
         prefix, body = block.prefix(), block.body()
         shift = len(body) - len(block.text)  # an escape character added in front
         bounds = [0] + [len(prefix) + off + shift for off, _ in block.marks[1:]] + [len(prefix) + len(body)]
-        for (_, page), start, end in zip(block.marks, bounds, bounds[1:]):
+        for (_, page), start, end in zip(block.marks, bounds, bounds[1:], strict=False):
             span = spans.setdefault(page, [pos + start, pos + end])
             span[0], span[1] = min(span[0], pos + start), max(span[1], pos + end)
         out.append(prefix + body)

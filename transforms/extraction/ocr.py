@@ -74,16 +74,18 @@ def _tesseract(path: Path, settings: Settings) -> Extracted:
         workers = max(1, min(len(images), os.cpu_count() or 1))
         with ThreadPoolExecutor(max_workers=workers) as pool:
             texts = list(pool.map(lambda img: _ocr_page(img, settings.ocr_languages, psm), images))
-    blocks = [block for page, text in enumerate(texts) for block in plain_text_blocks(_bullets(text), page, True)]
+    blocks = [b for i, text in enumerate(texts)
+              for b in plain_text_blocks(_bullets(text), i, reflow=True, title=i == 0)]
     markdown, spans = render(blocks, len(texts))
     warnings = [f"page {i + 1}: OCR found no text" for i, text in enumerate(texts) if not text.strip()]
-    logger.info("%s: OCR of %d pages at %d dpi, %d characters", path.name, len(texts), settings.ocr_dpi, len(markdown))
+    logger.info("%s: OCR of %d pages at %d dpi, %d characters", path.name, len(texts), settings.ocr_dpi,
+                len(markdown))
     return Extracted(markdown, "ocr-tesseract", len(texts), spans, warnings)
 
 
 def _bullets(text: str) -> str:
-    """Tesseract reads bullets as ``e``, ``©``, ``¢``, ``º``...: a line starting with such a mark and a capital
-    becomes ``- ``, when at least two lines on the page do so."""
+    """Tesseract reads bullets as ``e``, ``©``, ``¢``, ``º``...: a line starting with such a mark and a
+    capital becomes ``- ``, when at least two lines on the page do so."""
     found = _OCR_BULLET.findall(text)
     return _OCR_BULLET.sub("- ", text) if len(found) >= 2 else text
 

@@ -1,10 +1,14 @@
-"""PDF -> Markdown. Text, positions and fonts come from pypdfium2 (milliseconds a page); pdfplumber is opened only
-for pages that draw ruled lines, to read their tables cell by cell. Pages without a text layer go to OCR."""
+"""PDF -> Markdown. Text, positions and fonts come from pypdfium2 (milliseconds a page); pdfplumber is
+opened only for pages that draw ruled lines, to read their tables cell by cell. Pages without a text layer go
+to OCR."""
 
 from __future__ import annotations
 
+import ctypes
 import logging
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -12,8 +16,8 @@ import pypdfium2.raw as pdfium_c
 from lakehouse.errors import DocumentError
 from lakehouse.settings import Settings
 from transforms.extraction.markdown import render
-from transforms.extraction.pdf_lines import Line, body_size, drop_repeated_margins, page_lines
 from transforms.extraction.pdf_layout import layout_blocks
+from transforms.extraction.pdf_lines import Line, body_size, drop_repeated_margins, page_lines
 from transforms.extraction.pdf_tables import PdfTable, page_tables
 from transforms.extraction.types import Extracted
 
@@ -30,7 +34,8 @@ def extract_pdf(path: Path, settings: Settings) -> Extracted:
     if sum(visible) < MIN_CHARS_PER_PAGE * len(pages):
         from transforms.extraction.ocr import extract_scanned
 
-        logger.info("%s: %d characters on %d pages, no text layer; trying OCR", path.name, sum(visible), len(pages))
+        logger.info("%s: %d characters on %d pages, no text layer; trying OCR", path.name, sum(visible),
+                    len(pages))
         return extract_scanned(path, settings)
     empty = [str(i + 1) for i, n in enumerate(visible) if n < MIN_CHARS_PER_PAGE]
     if empty:
@@ -39,8 +44,8 @@ def extract_pdf(path: Path, settings: Settings) -> Extracted:
     pages = drop_repeated_margins(pages, heights)
     blocks = layout_blocks(pages, tables, body_size(pages))
     markdown, spans = render(blocks, len(pages))
-    logger.info("%s: %d pages, %d tables, %d characters", path.name, len(pages), sum(map(len, tables.values())),
-                len(markdown))
+    logger.info("%s: %d pages, %d tables, %d characters", path.name, len(pages),
+                sum(map(len, tables.values())), len(markdown))
     return Extracted(markdown, "pdf-text", len(pages), spans, warnings)
 
 
@@ -93,14 +98,19 @@ def _reason(exc: Exception) -> str:
 
 
 def _has_rules(page: pdfium.PdfPage) -> bool:
-    """Rules at three or more distinct x and y positions (a grid of at least 2 x 2 cells) are drawn, or one path
-    draws many segments. Cheap enough to run on every page, so pdfplumber parses only pages that may hold tables."""
+    """Rules at three or more distinct x and y positions (a grid of at least 2 x 2 cells) are drawn, or one
+    path draws many segments. Cheap enough for every page (raw PDFium calls: wrapping each of a page's
+    thousands of text objects in Python costs more than reading its text), so pdfplumber parses only pages
+    that may hold tables."""
     xs: set[int] = set()
     ys: set[int] = set()
-    for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_PATH,), max_depth=3):
-        if pdfium_c.FPDFPath_CountSegments(obj.raw) > 12:
+    for obj in _paths(page.raw):
+        if pdfium_c.FPDFPath_CountSegments(obj) > 12:
             return True
-        left, bottom, right, top = obj.get_bounds()
+        box = [ctypes.c_float() for _ in range(4)]
+        if not pdfium_c.FPDFPageObj_GetBounds(obj, *(ctypes.byref(v) for v in box)):
+            continue
+        left, bottom, right, top = (v.value for v in box)
         if top - bottom > 10:
             xs.update({round(left / 2), round(right / 2)})
         if right - left > 10:
@@ -108,6 +118,19 @@ def _has_rules(page: pdfium.PdfPage) -> bool:
         if len(xs) >= 3 and len(ys) >= 3:
             return True
     return False
+
+
+def _paths(parent: Any, depth: int = 0) -> Iterator[Any]:
+    """Path objects of a page, including those inside form XObjects (three levels deep)."""
+    is_page = depth == 0
+    count = pdfium_c.FPDFPage_CountObjects(parent) if is_page else pdfium_c.FPDFFormObj_CountObjects(parent)
+    for i in range(count):
+        obj = pdfium_c.FPDFPage_GetObject(parent, i) if is_page else pdfium_c.FPDFFormObj_GetObject(parent, i)
+        kind = pdfium_c.FPDFPageObj_GetType(obj)
+        if kind == pdfium_c.FPDF_PAGEOBJ_PATH:
+            yield obj
+        elif kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < 3:
+            yield from _paths(obj, depth + 1)
 
 
 def _read_tables(path: Path, ruled: list[int], warnings: list[str]) -> dict[int, list[PdfTable]]:

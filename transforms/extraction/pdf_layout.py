@@ -1,18 +1,17 @@
 """PDF lines and tables -> Markdown blocks.
 
-Headings come from legal structure (``CAPÍTULO`` ``##``, ``Seção`` ``###``, ``Art.`` ``####``, act titles such as
-``LEI Nº ...`` ``#``), from font size relative to the body text, from numbering (``7.1 Escopo``) and from bold
-short lines that stand alone. Lines are joined into paragraphs unless a gap, an indent, a style change or a
-finished sentence on a short line separates them.
+Headings come from legal structure (``CAPÍTULO`` ``##``, ``Seção`` ``###``, ``Art.`` ``####``, act titles
+such as ``LEI Nº ...`` ``#``), from font size relative to the body text, from numbering (``7.1 Escopo``) and
+from bold short lines that stand alone. Lines are joined into paragraphs unless a gap, an indent, a style
+change or a finished sentence on a short line separates them.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass
 
 from transforms.extraction.markdown import Block, clean_line
+from transforms.extraction.pdf_geometry import Margins, interleave, page_margins, size_levels
 from transforms.extraction.pdf_lines import Line
 from transforms.extraction.pdf_tables import PdfTable
 from transforms.extraction.structure import (
@@ -26,67 +25,14 @@ from transforms.extraction.structure import (
     numbered_heading_level,
 )
 
-
 _CLAUSE_END = re.compile(r"[;,]\s*(?:e|ou|and|or)$")
 _DANGLING = re.compile(r"\b(?:de|da|do|das|dos|e|a|o|em|no|na|para|por|com|of|the|and|to|in|for)$", re.I)
-
-
-@dataclass(frozen=True)
-class _Margins:
-    """Where body text starts and ends on a page, and its usual line pitch (top to top)."""
-
-    left: float
-    right: float
-    pitch: float
-
-
-def _margins(lines: list[Line], body: float) -> _Margins:
-    main = [ln for ln in lines if abs(ln.size - body) <= 0.15 * body] or lines
-    if not main:
-        return _Margins(0, 0, 1.2 * body)
-    steps = sorted(b.top - a.top for a, b in zip(lines, lines[1:]) if 0 < b.top - a.top < 3 * max(a.size, b.size))
-    pitch = steps[len(steps) // 5] if steps else 1.2 * body
-    return _Margins(min(ln.x0 for ln in main), max(ln.x1 for ln in main), pitch)
-
-
-def _size_levels(pages: list[list[Line]], body: float) -> dict[float, int]:
-    """Heading level of each font size clearly above the body size and not used for running text."""
-    chars: Counter[float] = Counter()
-    total = 0
-    for lines in pages:
-        for ln in lines:
-            total += len(ln.text)
-            if ln.size >= 1.2 * body and len(ln.text) <= 150:
-                chars[round(ln.size * 2) / 2] += len(ln.text)
-    sizes = sorted((s for s, n in chars.items() if n < 0.3 * total), reverse=True)
-    return {s: min(i + 1, 4) for i, s in enumerate(sizes)}
-
-
-def _interleave(lines: list[Line], tables: list[PdfTable]) -> list[Line | PdfTable]:
-    """The page's lines with each table in place of the first line inside it (the others dropped)."""
-    def inside(ln: Line, t: PdfTable) -> bool:
-        x, y = (ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2
-        return t.bbox[0] - 1 <= x <= t.bbox[2] + 1 and t.bbox[1] - 1 <= y <= t.bbox[3] + 1
-
-    items: list[Line | PdfTable] = []
-    placed: list[PdfTable] = []
-    for ln in lines:
-        table = next((t for t in tables if inside(ln, t)), None)
-        if table is None:
-            items.append(ln)
-        elif table not in placed:
-            items.append(table)
-            placed.append(table)
-    for table in (t for t in tables if t not in placed):
-        at = next((i for i, it in enumerate(items) if isinstance(it, Line) and it.top > table.bbox[1]), len(items))
-        items.insert(at, table)
-    return items
 
 
 class _Builder:
     def __init__(self, pages: list[list[Line]], body: float) -> None:
         self.body = body
-        self.levels = _size_levels(pages, body)
+        self.levels = size_levels(pages, body)
         self.bold_level = max(2, min(len(self.levels) + 1, 4))
         self.blocks: list[Block] = []
         self.prev: Line | None = None
@@ -104,17 +50,24 @@ class _Builder:
         if table.markdown in self.tables_seen:  # the same footer table on every page: keep it once
             return
         self.tables_seen.add(table.markdown)
+        cur = self.current
+        header, _, rows = table.markdown.partition("\n")
+        if (cur is not None and cur.kind == "table" and cur.marks[-1][1] < page and not table.before
+                and cur.text.partition("\n")[0] == header):  # a table continued on the next page
+            cur.append(rows.partition("\n")[2], page, "\n")
+            self.blocks += [Block("para", clean_line(t), page) for t in table.after]
+            return
         self.blocks += [Block("para", clean_line(t), page) for t in table.before]
         self.blocks.append(Block("table", table.markdown, page))
         self.blocks += [Block("para", clean_line(t), page) for t in table.after]
 
-    def add_line(self, line: Line, nxt: Line | None, margins: _Margins) -> None:
+    def add_line(self, line: Line, nxt: Line | None, margins: Margins) -> None:
         text = clean_line(line.text)
         if text:
             self._classify(line, text, nxt, margins)
             self.prev = line
 
-    def _classify(self, line: Line, text: str, nxt: Line | None, margins: _Margins) -> None:
+    def _classify(self, line: Line, text: str, nxt: Line | None, margins: Margins) -> None:
         cur, page = self.current, line.page
         if line.margin:
             self.blocks.append(Block("para", text, page))
@@ -122,7 +75,8 @@ class _Builder:
             return
         starts = self._starts_block(line, margins)
         division = legal_division(text)
-        if cur is not None and cur.kind == "heading" and division is None and self._continues_heading(line, text):
+        heading = cur is not None and cur.kind == "heading"
+        if cur is not None and heading and division is None and self._continues_heading(line, text):
             note = text.startswith("(") and text.endswith(")")  # "(Redação dada pela ...)" before the title
             cur.append(text, page, " — " if self.awaiting_title and not note else " ")
             self.awaiting_title = self.awaiting_title and note
@@ -148,7 +102,8 @@ class _Builder:
         if item is None and " … " in text:
             item = ListItem(text)
         toc = item is not None and " … " in text
-        if item is not None and (starts or toc or not text[0].isalnum() or self._after_boundary(line, margins)):
+        if item is not None and (starts or toc or not text[0].isalnum()
+                                 or self._after_boundary(line, margins)):
             self.blocks.append(Block("item", item.text, page, item.depth, item.number))
         elif cur is not None and cur.kind in ("para", "item") and not starts:
             cur.append(text, page)
@@ -188,14 +143,15 @@ class _Builder:
         same_style = abs(line.size - prev.size) <= 0.05 * prev.size and line.bold == prev.bold
         return same_style and not ends_sentence(cur.text) and list_item(text) is None
 
-    def _after_boundary(self, line: Line, margins: _Margins, indent_ok: bool = False) -> bool:
-        """A numbered item or article may start here: the previous line closed a clause, or this one is indented."""
+    def _after_boundary(self, line: Line, margins: Margins, indent_ok: bool = False) -> bool:
+        """A numbered item or article may start here: the previous line closed a clause, or this one is
+        indented."""
         prev = self.prev
         if prev is None or (indent_ok and line.x0 > margins.left + 8):
             return True
         return ends_sentence(prev.text) or bool(_CLAUSE_END.search(prev.text))
 
-    def _starts_block(self, line: Line, margins: _Margins) -> bool:
+    def _starts_block(self, line: Line, margins: Margins) -> bool:
         prev, cur = self.prev, self.current
         if prev is None or cur is None or cur.kind in ("heading", "table"):
             return True
@@ -217,8 +173,8 @@ def layout_blocks(pages: list[list[Line]], tables: dict[int, list[PdfTable]], bo
     """Markdown blocks of a whole document, in reading order, each tagged with its page."""
     builder = _Builder(pages, body)
     for page, lines in enumerate(pages):
-        margins = _margins(lines, body)
-        items = _interleave(lines, tables.get(page, []))
+        margins = page_margins(lines, body)
+        items = interleave(lines, tables.get(page, []))
         for i, item in enumerate(items):
             if isinstance(item, PdfTable):
                 builder.add_table(item, page)

@@ -89,7 +89,8 @@ def page_lines(page: pdfium.PdfPage, page_index: int) -> list[Line]:
 
 def _segments(textpage: pdfium.PdfTextPage, chars: list[str]) -> list[tuple[int, int]]:
     """[start, end) character ranges of visual lines. PDFium ends lines with a generated newline, except after
-    a hyphen at the end of a line, which it joins to the next line: those are cut where the text moves down."""
+    a hyphen at the end of a line, which it joins to the next line: those are cut where the text moves
+    down."""
     segments = []
     start = 0
     for end in [i for i, c in enumerate(chars) if c == "\n"] + [len(chars)]:
@@ -111,19 +112,21 @@ def _signature(line: Line) -> str:
 def drop_repeated_margins(pages: list[list[Line]], page_heights: list[float]) -> list[list[Line]]:
     """Remove running headers and footers: a line in the top or bottom 20% of the page whose text, with digits
     masked, recurs on at least half of the pages (and on two or more). The information (a document code, an
-    edition) survives once: the first header occurrence opens its page, the first footer closes the document."""
+    edition) survives once: the first header occurrence opens its page, the first footer closes the
+    document."""
     if len(pages) < 2:
         return pages
     counts: Counter[str] = Counter()
-    for lines, height in zip(pages, page_heights):
+    for lines, height in zip(pages, page_heights, strict=True):
         counts.update({_signature(ln) for ln in lines if _in_margin(ln, height)})
     threshold = max(2, (len(pages) + 1) // 2)
     repeated = {sig for sig, n in counts.items() if n >= threshold}
     seen: set[str] = set()
     result: list[list[Line]] = []
     footers: list[Line] = []
-    for lines, height in zip(pages, page_heights):
-        headers, body = [], []
+    for lines, height in zip(pages, page_heights, strict=True):
+        headers: list[Line] = []
+        body: list[Line] = []
         for ln in lines:
             sig = _signature(ln)
             if sig not in repeated or not _in_margin(ln, height):

@@ -52,7 +52,8 @@ def _parse(page: Any, table: Any) -> PdfTable | None:
     rows: list[list[Cell]] = table.extract()
     cells: list[list[Any]] = [row.cells for row in table.rows]
     ncols = max((len(r) for r in rows), default=0)
-    before, after = [], []
+    before: list[str] = []
+    after: list[str] = []
     while rows and _spans_all(rows[0]):
         before += [t for t in (rows[0][0] or "").split("\n") if t.strip()]
         rows, cells = rows[1:], cells[1:]
@@ -75,7 +76,7 @@ def _spans_all(row: list[Cell]) -> bool:
 
 
 def _column_bounds(cells: list[list[Any]], ncols: int, right: float) -> list[tuple[float, float]]:
-    starts = []
+    starts: list[float] = []
     for j in range(ncols):
         xs = [row[j][0] for row in cells if j < len(row) and row[j] is not None]
         starts.append(min(xs) if xs else (starts[-1] if starts else 0.0))

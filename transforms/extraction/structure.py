@@ -9,12 +9,15 @@ import re
 from dataclasses import dataclass
 
 _ROMAN = r"(?=[IVXLC])C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+_WORD = "[A-ZÇÃÉÍÓÚÊÔ]+"  # an ordinal in words: PRIMEIRA, DÉCIMA SEGUNDA
+_REST = r"(?:\s*[-–—]\s*(?P<rest>.+))?$"  # a title on the same line: "CAPÍTULO I - DISPOSIÇÕES GERAIS"
 # Legal divisions of Brazilian acts: LIVRO/TÍTULO > CAPÍTULO > Seção > Subseção > Art.
 _DIVISIONS: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(rf"^(?:(?:LIVRO|T[ÍI]TULO)\s+(?:{_ROMAN}|ÚNICO)|PARTE\s+(?:GERAL|ESPECIAL))\b\.?(?:\s*[-–—]\s*(?P<rest>.+))?$"), 1),
-    (re.compile(rf"^CAP[ÍI]TULO\s+(?:{_ROMAN}(?:-[A-Z])?|ÚNICO)\b\.?(?:\s*[-–—]\s*(?P<rest>.+))?$", re.I), 2),
-    (re.compile(rf"^SUBSE[ÇC][ÃA]O\s+(?:{_ROMAN}(?:-[A-Z])?|ÚNICA)\b\.?(?:\s*[-–—]\s*(?P<rest>.+))?$", re.I), 4),
-    (re.compile(rf"^SE[ÇC][ÃA]O\s+(?:{_ROMAN}(?:-[A-Z])?|ÚNICA)\b\.?(?:\s*[-–—]\s*(?P<rest>.+))?$", re.I), 3),
+    (re.compile(rf"^(?:(?:LIVRO|T[ÍI]TULO)\s+(?:{_ROMAN}|ÚNICO)|PARTE\s+(?:GERAL|ESPECIAL))\b\.?{_REST}"), 1),
+    (re.compile(rf"^CAP[ÍI]TULO\s+(?:{_ROMAN}(?:-[A-Z])?|ÚNICO)\b\.?{_REST}", re.I), 2),
+    (re.compile(rf"^CL[ÁA]USULA\s+(?:\d{{1,3}}\s?[ªºa°]?|{_WORD}(?:\s+{_WORD})?)\.?{_REST}"), 2),
+    (re.compile(rf"^SUBSE[ÇC][ÃA]O\s+(?:{_ROMAN}(?:-[A-Z])?|ÚNICA)\b\.?{_REST}", re.I), 4),
+    (re.compile(rf"^SE[ÇC][ÃA]O\s+(?:{_ROMAN}(?:-[A-Z])?|ÚNICA)\b\.?{_REST}", re.I), 3),
 ]
 _ARTICLE = re.compile(
     r"^(?P<word>Art\.|Artigo)\s*(?P<num>\d{1,4})(?:\s(?P<num2>\d{1,3})(?=[º°.]))?\s*(?P<ord>[º°ª]|o\b)?"
@@ -22,8 +25,9 @@ _ARTICLE = re.compile(
 )
 # Act titles: "LEI Nº 13.709, DE 14 DE AGOSTO DE 2018", "DECRETO Nº 56 DE ...", "PORTARIA DP Nº. 074, ..."
 ACT_TITLE = re.compile(
-    r"^(?:LEI(?: COMPLEMENTAR| ORDIN[ÁA]RIA)?|DECRETO(?:-LEI)?|PORTARIA|RESOLU[ÇC][ÃA]O|INSTRU[ÇC][ÃA]O NORMATIVA|"
-    r"MEDIDA PROVIS[ÓO]RIA|EMENDA CONSTITUCIONAL|DELIBERA[ÇC][ÃA]O|ATO NORMATIVO)\b[^a-z]{0,20}\bN[º°o.]*\.?\s*\d",
+    r"^(?:LEI(?: COMPLEMENTAR| ORDIN[ÁA]RIA)?|DECRETO(?:-LEI)?|PORTARIA|RESOLU[ÇC][ÃA]O|"
+    r"INSTRU[ÇC][ÃA]O NORMATIVA|MEDIDA PROVIS[ÓO]RIA|EMENDA CONSTITUCIONAL|DELIBERA[ÇC][ÃA]O|ATO NORMATIVO)"
+    r"\b[^a-z]{0,20}\bN[º°o.]*\.?\s*\d",
 )
 _BULLET = re.compile(r"^(?P<marker>[•●◦▪▫■□►▶➢➤✓✔·\-–—*\uf0a7\uf0b7\uf0d8\uf0fc\uf076])\s+(?P<rest>\S.*)$")
 _ROMAN_ITEM = re.compile(rf"^(?P<marker>{_ROMAN}(?:-[A-Z])?)\s*[-–—]\s+(?P<rest>\S.*)$")
@@ -52,7 +56,8 @@ class ListItem:
 
 
 def legal_division(line: str) -> Division | None:
-    """``CAPÍTULO I`` -> level 2, ``Seção II`` -> 3, ``Subseção I`` -> 4, ``Art. 5º ...`` -> 4 (label ``Art. 5º``)."""
+    """``CAPÍTULO I`` -> level 2, ``Seção II`` -> 3, ``Subseção I`` -> 4, ``Art. 5º ...`` -> 4 (label
+    ``Art. 5º``), ``CLÁUSULA 1ª`` -> 2."""
     text = line.strip()
     for pattern, level in _DIVISIONS:
         m = pattern.match(text)

@@ -10,7 +10,7 @@ from pathlib import Path
 from charset_normalizer import from_bytes
 
 from lakehouse.errors import DocumentError
-from transforms.extraction.markdown import Block, clean_line, normalise_text, render
+from transforms.extraction.markdown import Block, clean_line, normalise_text, render, to_pipe_table
 from transforms.extraction.structure import (
     ends_sentence,
     legal_division,
@@ -26,18 +26,20 @@ _BOMS = [(codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")]
 _LATIN = re.compile(r"^(cp125\d|cp8[56]\d|cp437|latin|iso8859|mac_)")
 _BINARY_BYTES = frozenset(range(0, 32)) - {9, 10, 12, 13, 26}
+_RULE = re.compile(r"^:?(?:={3,}|-{3,}|_{3,}|\*{3,}|~{3,}):?$")
 
 
 def decode_text(raw: bytes) -> str:
-    """Decode bytes of unknown encoding: BOMs, then UTF-8, then charset-normalizer. Western single-byte guesses are
-    read as cp1252 (latin-1 where cp1252 leaves a byte undefined): charset-normalizer tends to call Portuguese
-    cp1250, which would turn ``ã`` into ``ă``."""
+    """Decode bytes of unknown encoding: BOMs, then UTF-8, then charset-normalizer. Western single-byte
+    guesses are read as cp1252 (latin-1 where cp1252 leaves a byte undefined): charset-normalizer tends to
+    call Portuguese cp1250, which would turn ``ã`` into ``ă``."""
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             try:
                 return raw.decode(encoding)
             except UnicodeDecodeError as exc:
-                raise DocumentError(f"undecodable text: invalid {encoding} after its byte order mark") from exc
+                reason = f"undecodable text: invalid {encoding} after its byte order mark"
+                raise DocumentError(reason) from exc
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -69,19 +71,33 @@ def extract_text(path: Path, detected_type: str) -> Extracted:
     return Extracted(markdown, "text", warnings=warnings)
 
 
-def plain_text_blocks(text: str, page: int = 0, reflow: bool = False) -> list[Block]:
-    """Blocks of plain text: blank lines separate paragraphs; wrapped lines (as long as the text's usual line, or
-    all lines with ``reflow``, as OCR output) are joined, short ones keep their line break; standalone
-    capitalised, numbered or legal lines become headings."""
+def plain_text_blocks(text: str, page: int = 0, reflow: bool = False, title: bool = True) -> list[Block]:
+    """Blocks of plain text: blank lines separate paragraphs; wrapped lines (as long as the text's usual
+    line, or all lines with ``reflow``, as OCR output) are joined, short ones keep their line break;
+    standalone capitalised, numbered or legal lines become headings (a first capitalised one the ``#`` title
+    when ``title``); ``|``-separated rows become tables."""
     lines = [clean_line(ln) for ln in text.split("\n")]
     lengths = sorted(len(ln) for ln in lines if ln)
     wrap = lengths[int(len(lengths) * 0.9)] if lengths else 80
+    tables = _pipe_tables(lines)
     blocks: list[Block] = []
-    first_heading = True
+    first_heading = title
+    skip_to = 0
     for i, line in enumerate(lines):
-        if not line:
+        if not line or i < skip_to:
+            continue
+        if i in tables:
+            table, skip_to = tables[i]
+            blocks.append(Block("table", table, page))
             continue
         previous = lines[i - 1] if i else ""
+        rule = _RULE.match(line)
+        if rule:  # a setext underline makes the line above a heading; a lone rule is dropped
+            if previous and blocks and blocks[-1].text == previous and blocks[-1].kind in ("para", "heading"):
+                heading = blocks[-1]
+                level = 1 if rule.group()[0] == "=" else (heading.level if heading.kind == "heading" else 2)
+                heading.kind, heading.level = "heading", level
+            continue
         following = lines[i + 1] if i + 1 < len(lines) else ""
         cur = blocks[-1] if blocks and previous else None
         after_heading = cur is not None and cur.kind == "heading"
@@ -98,9 +114,30 @@ def plain_text_blocks(text: str, page: int = 0, reflow: bool = False) -> list[Bl
     return blocks
 
 
+def _pipe_tables(lines: list[str]) -> dict[int, tuple[str, int]]:
+    """Runs of two or more lines with the same number (one or more) of ``|`` separators, as Markdown tables
+    keyed by their first line, with the index after their last line."""
+    tables: dict[int, tuple[str, int]] = {}
+    i = 0
+    while i < len(lines):
+        count = lines[i].strip("|").count("|")
+        end = i
+        while end < len(lines) and count and lines[end].strip("|").count("|") == count:
+            end += 1
+        rows = [[c.strip() for c in lines[k].strip("|").split("|")] for k in range(i, end)]
+        rows = [r for r in rows if not all(_RULE.match(c) or not c for c in r)]
+        if end - i >= 2 and len(rows) >= 2:
+            tables[i] = (to_pipe_table(rows[0], rows[1:]), end)
+            i = end
+        else:
+            i += 1
+    return tables
+
+
 def _heading_level(line: str, previous: str, following: str) -> int:
     division = legal_division(line)
-    if division is not None and (not previous or ends_sentence(previous) or not division.label.startswith("Art")):
+    article = division is not None and division.label.startswith("Art")
+    if division is not None and (not previous or ends_sentence(previous) or not article):
         return division.level
     if previous:
         return 0

@@ -1,0 +1,64 @@
+"""Page geometry for PDF layout: where body text sits, its line pitch, heading sizes, and where tables go."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from transforms.extraction.pdf_lines import Line
+from transforms.extraction.pdf_tables import PdfTable
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Where body text starts and ends on a page, and its usual line pitch (top to top)."""
+
+    left: float
+    right: float
+    pitch: float
+
+
+def page_margins(lines: list[Line], body: float) -> Margins:
+    """Left and right edges of the page's body-size lines and the 20th percentile of its line steps."""
+    main = [ln for ln in lines if abs(ln.size - body) <= 0.15 * body] or lines
+    if not main:
+        return Margins(0, 0, 1.2 * body)
+    pairs = zip(lines, lines[1:], strict=False)
+    steps = sorted(b.top - a.top for a, b in pairs if 0 < b.top - a.top < 3 * max(a.size, b.size))
+    pitch = steps[len(steps) // 5] if steps else 1.2 * body
+    return Margins(min(ln.x0 for ln in main), max(ln.x1 for ln in main), pitch)
+
+
+def size_levels(pages: list[list[Line]], body: float) -> dict[float, int]:
+    """Heading level of each font size clearly above the body size and not used for running text."""
+    chars: Counter[float] = Counter()
+    total = 0
+    for lines in pages:
+        for ln in lines:
+            total += len(ln.text)
+            if ln.size >= 1.2 * body and len(ln.text) <= 150:
+                chars[round(ln.size * 2) / 2] += len(ln.text)
+    sizes = sorted((s for s, n in chars.items() if n < 0.3 * total), reverse=True)
+    return {s: min(i + 1, 4) for i, s in enumerate(sizes)}
+
+
+def interleave(lines: list[Line], tables: list[PdfTable]) -> list[Line | PdfTable]:
+    """The page's lines with each table in place of the first line inside it (the others dropped)."""
+    def inside(ln: Line, t: PdfTable) -> bool:
+        x, y = (ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2
+        return t.bbox[0] - 1 <= x <= t.bbox[2] + 1 and t.bbox[1] - 1 <= y <= t.bbox[3] + 1
+
+    items: list[Line | PdfTable] = []
+    placed: list[PdfTable] = []
+    for ln in lines:
+        table = next((t for t in tables if inside(ln, t)), None)
+        if table is None:
+            items.append(ln)
+        elif table not in placed:
+            items.append(table)
+            placed.append(table)
+    for table in (t for t in tables if t not in placed):
+        below = (i for i, it in enumerate(items) if isinstance(it, Line) and it.top > table.bbox[1])
+        at = next(below, len(items))
+        items.insert(at, table)
+    return items
