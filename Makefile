@@ -31,7 +31,7 @@ lint: setup
 	$(VENV)/bin/ruff check . || true
 
 lock:  ## re-pin requirements.lock from requirements.in
-	$(VENV)/bin/uv pip compile requirements.in -o requirements.lock --python-version 3.11
+	$(VENV)/bin/uv pip compile requirements.in -o requirements.lock --python-version 3.11 --find-links /opt/wheels
 
 corpus: setup  ## rebuild the sample corpus's PDF and DOCX files from sample_corpus/src
 	$(PY) scripts/build_sample_corpus.py

@@ -53,6 +53,30 @@ def _cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_search(args: argparse.Namespace) -> int:
+    from lakehouse.report import print_hits
+    from serving.search.service import search_home
+
+    settings = _settings(args)
+    groups = {g.strip() for g in (args.groups or "").split(",") if g.strip()}
+    hits, timings = search_home(settings, args.question, groups, args.top_k, args.method)
+    if args.json:
+        print(json.dumps({"query": args.question, "groups": sorted(groups), "timings_ms": timings,
+                          "hits": [h.__dict__ for h in hits]}, ensure_ascii=False, default=str))
+    else:
+        print_hits(hits, timings)
+    return 0
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from lakehouse.report import print_eval
+    from serving.evaluation.report import run_eval
+
+    result = run_eval(_settings(args), args.dataset, args.work, args.enrichment, args.limit, args.json)
+    print_eval(result)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lakerag", description="Document RAG over a Parquet lakehouse.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -66,6 +90,23 @@ def build_parser() -> argparse.ArgumentParser:
     stat.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     stat.add_argument("--json", action="store_true", help="print one JSON object")
     stat.set_defaults(func=_cmd_status)
+    search = sub.add_parser("search", help="ranked chunks for a question (hybrid retrieval)")
+    search.add_argument("question")
+    search.add_argument("--groups", help="comma-separated access groups of the caller (public is implied)")
+    search.add_argument("--top-k", type=int, default=10)
+    search.add_argument("--method", choices=["hybrid", "dense", "bm25"], default="hybrid")
+    search.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
+    search.add_argument("--json", action="store_true", help="print one JSON object")
+    search.set_defaults(func=_cmd_search)
+    evaluate = sub.add_parser("eval", help="score retriever configurations on a BEIR folder or question set")
+    evaluate.add_argument("--dataset", type=Path, required=True,
+                          help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv) or sample_corpus/")
+    evaluate.add_argument("--json", type=Path, help="also write the results here")
+    evaluate.add_argument("--work", type=Path, help="where eval indexes are cached (default: $LAKERAG_HOME/eval)")
+    evaluate.add_argument("--enrichment", choices=["both", "on", "off"], default="both")
+    evaluate.add_argument("--limit", type=int, help="evaluate only the first N queries")
+    evaluate.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
+    evaluate.set_defaults(func=_cmd_eval)
     return parser
 
 

@@ -69,3 +69,39 @@ def print_run_summary(record: dict, settings: Settings) -> None:
     )
     console.print(f"documents: {record['documents_active']} active, {record['quarantined']} quarantined; "
                   f"chunks: {record['chunks']}  (details: lakerag status --home {settings.home})")
+
+
+def print_hits(hits: list, timings: dict[str, float]) -> None:
+    from rich.console import Console
+
+    console = Console()
+    if not hits:
+        console.print("no results (nothing readable by these groups matched)")
+    for rank, hit in enumerate(hits, start=1):
+        scores = " ".join(f"{k}={v:.3f}" for k, v in hit.scores.items())
+        section = " > ".join(hit.heading_path)
+        console.print(f"[bold]{rank}. {hit.title}[/] — {section}  [dim]{hit.path} p.{hit.pages} {hit.chunk_id}[/]")
+        console.print(f"   [dim]{scores}[/]")
+        console.print("   " + hit.text.split("\n", 1)[-1][:240].replace("\n", " "))
+    console.print(f"[dim]timings (ms): {timings}[/]")
+
+
+def print_eval(result: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=160)
+    table = Table(title=f"{result['dataset']}: {result.get('queries', '')} queries, default {result['default']}")
+    columns = sorted({k for m in result["configs"].values() for k in m if k != "by_kind"})
+    table.add_column("configuration")
+    for column in columns:
+        table.add_column(column, justify="right")
+    for name, metrics in result["configs"].items():
+        marker = " *" if name == result["default"] else ""
+        table.add_row(name + marker, *(str(metrics.get(c, "")) for c in columns))
+    console.print(table)
+    for name, metrics in result["configs"].items():
+        for kind, values in (metrics.get("by_kind") or {}).items():
+            console.print(f"  {name} {kind}: {values}")
+    if "refusal" in result:
+        console.print(f"refusal: {result['refusal']}")

@@ -47,6 +47,7 @@ class StageRecord:
     failed: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)  # LLM calls and tokens, when the stage used one
 
     def save(self, paths: LakePaths, run_id: str) -> None:
         write_json(asdict(self), paths.stage_record(run_id, self.stage, self.part))

@@ -127,7 +127,19 @@ QUARANTINE = pa.schema(
     metadata={"description": "files currently quarantined, with the stage and a readable reason"},
 )
 
-RUN_COUNTS = ("new", "changed", "moved", "deleted", "unchanged", "extracted", "chunked", "quarantined")
+CONTEXTS = pa.schema(
+    [
+        pa.field("chunk_id", pa.string(), nullable=False),
+        pa.field("context", pa.string(), nullable=False),
+        pa.field("context_source", pa.string(), nullable=False),
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("prompt_version", pa.string(), nullable=False),
+    ],
+    metadata={"description": "gold: a short context situating each chunk in its document (rules or LLM)"},
+)
+
+RUN_COUNTS = ("new", "changed", "moved", "deleted", "unchanged", "extracted", "chunked", "quarantined",
+              "enriched", "embedded", "analysed", "llm_calls", "llm_prompt_tokens", "llm_completion_tokens")
 
 RUNS = pa.schema(
     [

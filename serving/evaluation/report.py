@@ -1,0 +1,45 @@
+"""Run an evaluation and save it with the date, configuration and commit."""
+
+from __future__ import annotations
+
+import json
+import platform
+import os
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+from lakehouse.errors import ConfigError
+from lakehouse.settings import REPO_ROOT, Settings
+from serving.evaluation.runner import evaluate_beir, evaluate_questions
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=REPO_ROOT, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def run_eval(settings: Settings, dataset: Path, work: Path | None, enrichment: str = "both",
+             limit: int | None = None, json_path: Path | None = None) -> dict:
+    work = work or settings.home / "eval"
+    if (dataset / "corpus.jsonl").exists():
+        result = evaluate_beir(dataset, settings, work, enrichment, limit)
+    elif (dataset / "questions.jsonl").exists() and (dataset / "documents").is_dir():
+        result = evaluate_questions(dataset / "questions.jsonl", dataset / "documents", settings, work)
+    else:
+        raise ConfigError(f"--dataset {dataset}: neither a BEIR folder (corpus.jsonl) nor a corpus with "
+                          "questions.jsonl and documents/")
+    result.update(date=datetime.now(UTC).isoformat(timespec="seconds"), commit=_commit(),
+                  machine={"platform": platform.platform(), "cpus": os.cpu_count()},
+                  settings={"embedding_model": settings.embedding_model, "fusion": settings.fusion,
+                            "fusion_dense_weight": settings.fusion_dense_weight, "rrf_k": settings.rrf_k,
+                            "bm25_k1": settings.bm25_k1, "bm25_b": settings.bm25_b,
+                            "reranker_model": settings.reranker_model,
+                            "llm_model": settings.llm_model if settings.enrich_with_llm else None})
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    return result

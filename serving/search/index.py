@@ -1,0 +1,108 @@
+"""A read-only, in-memory view of one index (chunks, metadata, vectors, BM25 postings)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from lakehouse.errors import LakeragError
+from lakehouse.storage import read_json
+from transforms.sparse import SparseIndex, load_sparse_index
+
+log = logging.getLogger(__name__)
+
+PUBLIC = "public"
+
+
+class IndexNotReady(LakeragError):
+    """The index folder lacks a table the search needs (run `lakerag index` first)."""
+
+
+def _dates(values: list[date | None]) -> np.ndarray:
+    return np.array([np.datetime64(v, "D") if v else np.datetime64("NaT") for v in values], dtype="datetime64[D]")
+
+
+@dataclass
+class SearchIndex:
+    """Arrays aligned by row: row i of every array describes chunk ``chunk_ids[i]``."""
+
+    snapshot_id: str
+    chunk_ids: list[str]
+    document_ids: list[str]
+    titles: list[str]
+    heading_paths: list[list[str]]
+    texts: list[str]
+    paths: list[str]
+    pages: list[list[int]]
+    doc_types: np.ndarray
+    departments: np.ndarray
+    issue_dates: np.ndarray
+    review_dates: np.ndarray
+    group_sets: list[frozenset[str]]
+    group_codes: np.ndarray
+    vectors: np.ndarray
+    model_id: str
+    sparse: SparseIndex
+
+    def __len__(self) -> int:
+        return len(self.chunk_ids)
+
+    @classmethod
+    def load(cls, tables: Path) -> SearchIndex:
+        """Load from a tables folder (``$LAKERAG_HOME/tables`` or a snapshot)."""
+        needed = [tables / f"{name}.parquet" for name in ("chunks", "extracted", "vectors")]
+        needed.append(tables / "sparse.json")
+        if missing := [p.name for p in needed if not p.exists()]:
+            raise IndexNotReady(f"{tables}: missing {', '.join(missing)}; run `lakerag index` first")
+        chunks = pq.read_table(tables / "chunks.parquet")
+        meta = pq.read_table(tables / "extracted.parquet",
+                             columns=["content_hash", "department", "issue_date", "next_review_date"])
+        by_hash = {r["content_hash"]: r for r in meta.to_pylist()}
+        hashes = chunks["content_hash"].to_pylist()
+        vectors_table = pq.read_table(tables / "vectors.parquet")
+        vector_ids = vectors_table["chunk_id"].to_pylist()
+        if vector_ids != chunks["chunk_id"].to_pylist():
+            raise IndexNotReady(f"{tables}: vectors.parquet does not match chunks.parquet; rerun `lakerag index`")
+        dim = int((vectors_table.schema.metadata or {}).get(b"dim", b"0"))
+        flat = pc.list_flatten(vectors_table["vector"]).to_numpy(zero_copy_only=False)
+        vectors = np.ascontiguousarray(flat.reshape(len(vector_ids), dim) if dim else flat.reshape(0, 0),
+                                       dtype=np.float32)
+        pointer = read_json(tables / "sparse.json")
+        sparse = load_sparse_index(tables / pointer["dir"])
+        if sparse.chunk_ids != vector_ids:
+            raise IndexNotReady(f"{tables}: the BM25 index does not match chunks.parquet; rerun `lakerag index`")
+        codes: dict[frozenset[str], int] = {}
+        group_codes = np.array([codes.setdefault(frozenset(g), len(codes))
+                                for g in chunks["access_groups"].to_pylist()], dtype=np.int32)
+        return cls(
+            snapshot_id=pointer.get("run_id", "unknown"),
+            chunk_ids=vector_ids,
+            document_ids=chunks["document_id"].to_pylist(),
+            titles=chunks["title"].to_pylist(),
+            heading_paths=chunks["heading_path"].to_pylist(),
+            texts=chunks["text"].to_pylist(),
+            paths=chunks["path"].to_pylist(),
+            pages=chunks["pages"].to_pylist(),
+            doc_types=np.array(chunks["doc_type"].to_pylist(), dtype=object),
+            departments=np.array([(by_hash.get(h) or {}).get("department") or "" for h in hashes], dtype=object),
+            issue_dates=_dates([(by_hash.get(h) or {}).get("issue_date") for h in hashes]),
+            review_dates=_dates([(by_hash.get(h) or {}).get("next_review_date") for h in hashes]),
+            group_sets=list(codes),
+            group_codes=group_codes,
+            vectors=vectors,
+            model_id=(vectors_table.schema.metadata or {}).get(b"model_id", b"").decode(),
+            sparse=sparse,
+        )
+
+    def readable_by(self, caller_groups: frozenset[str]) -> np.ndarray:
+        """Rows the caller may read: the chunk shares a group with the caller (everyone has 'public').
+        A chunk with no groups is readable by nobody (fail closed)."""
+        effective = caller_groups | {PUBLIC}
+        allowed = [code for code, groups in enumerate(self.group_sets) if groups & effective]
+        return np.isin(self.group_codes, np.array(allowed, dtype=np.int32))
