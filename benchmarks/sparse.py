@@ -1,6 +1,6 @@
-"""BM25 benchmark: our analysis and SparseIndex against bm25s on BEIR SciFact (nDCG@10, build time, analysis
-speed, queries/s), k1/b on SciFact and FaQuAD (Portuguese), and SciFact replicated to ~100k chunks (build time,
-peak memory, load time, query latency). Single process, one query at a time.
+"""BM25 benchmark: our analysis and SparseIndex against bm25s on BEIR SciFact (nDCG@10, build time,
+analysis speed, queries/s), k1/b on SciFact and FaQuAD (Portuguese), and SciFact replicated to ~100k chunks
+(build time, peak memory, load time, query latency). One process, one query at a time.
 
     .venv/bin/python benchmarks/sparse.py [--chunks 100000]
 """
@@ -16,6 +16,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,7 +40,8 @@ def load(name: str) -> tuple[list[str], list[str], dict[str, str], dict[str, dic
         qrels.setdefault(qid, {})[did] = int(score)
     queries = {q["_id"]: q["text"] for q in map(json.loads, (folder / "queries.jsonl").open(encoding="utf-8"))
                if q["_id"] in qrels}
-    return [d["_id"] for d in docs], [f"{d.get('title', '')} {d['text']}".strip() for d in docs], queries, qrels
+    texts = [f"{d.get('title', '')} {d['text']}".strip() for d in docs]
+    return [d["_id"] for d in docs], texts, queries, qrels
 
 
 def ndcg10(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> float:
@@ -51,7 +54,7 @@ def ndcg10(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> float
     return round(total / len(qrels), 4)
 
 
-def _timed_queries(search, queries: dict[str, str]) -> tuple[dict[str, list[str]], list[float]]:  # type: ignore[no-untyped-def]
+def _timed_queries(search: Callable[[str], list], queries: dict[str, str]) -> tuple[dict, list[float]]:
     for text in list(queries.values())[:20]:
         search(text)  # warm caches
     run, latencies = {}, []
@@ -83,20 +86,22 @@ def ours(name: str, grid: list[tuple[float, float]]) -> list[dict]:
         run, lat = _timed_queries(lambda q, index=index: [ids[r] for r, _ in index.search(q, 10)], queries)
         rows.append({"dataset": name, "system": "lakerag", "k1": k1, "b": b, "ndcg@10": ndcg10(run, qrels),
                      "analysis_s": round(analysis_s, 2), "index_s": round(index_s, 2),
-                     "words_per_s": round(words / analysis_s), "terms_per_s": round(sum(map(len, tokens)) / analysis_s),
+                     "words_per_s": round(words / analysis_s),
+                     "terms_per_s": round(sum(map(len, tokens)) / analysis_s),
                      "query_languages": dict(languages), **_latency(lat)})
     return rows
 
 
-def bm25s_rows(name: str, grid: list[tuple[float, float]]) -> list[dict]:
+def bm25s_rows(name: str, grid: list[tuple[float, float]], language: str = "en") -> list[dict]:
+    """bm25s with PyStemmer and its own stopword list for ``language`` ("en" or "pt"), Lucene scoring."""
     import bm25s
     import Stemmer
 
     ids, texts, queries, qrels = load(name)
-    stemmer = Stemmer.Stemmer("english")
+    stemmer = Stemmer.Stemmer({"en": "english", "pt": "portuguese"}[language])
     words = sum(len(t.split()) for t in texts)
     started = time.perf_counter()
-    corpus_tokens = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
+    corpus_tokens = bm25s.tokenize(texts, stopwords=language, stemmer=stemmer, show_progress=False)
     analysis_s = time.perf_counter() - started
     rows = []
     for k1, b in grid:
@@ -106,21 +111,23 @@ def bm25s_rows(name: str, grid: list[tuple[float, float]]) -> list[dict]:
         index_s = time.perf_counter() - started
 
         def search(q: str, retriever: bm25s.BM25 = retriever) -> list[str]:
-            tokens = bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False)
+            tokens = bm25s.tokenize([q], stopwords=language, stemmer=stemmer, show_progress=False)
             docs, _ = retriever.retrieve(tokens, k=10, show_progress=False, n_threads=1)
             return [ids[i] for i in docs[0]]
 
         run, lat = _timed_queries(search, queries)
         rows.append({"dataset": name, "system": f"bm25s {bm25s.__version__}", "k1": k1, "b": b,
-                     "ndcg@10": ndcg10(run, qrels), "analysis_s": round(analysis_s, 2), "index_s": round(index_s, 2),
+                     "ndcg@10": ndcg10(run, qrels), "analysis_s": round(analysis_s, 2),
+                     "index_s": round(index_s, 2),
                      "words_per_s": round(words / analysis_s), **_latency(lat)})
     return rows
 
 
 def scale(chunks: int) -> dict:
-    """SciFact passages repeated with a suffix up to ``chunks`` chunks: build, save, load and query latency."""
+    """SciFact passages repeated with a suffix up to ``chunks`` chunks: build, save, load, query latency."""
     ids, texts, _, _ = load("beir-scifact")
-    queries = {q["_id"]: q["text"] for q in map(json.loads, (DATASETS / "beir-scifact" / "queries.jsonl").open())}
+    lines = (DATASETS / "beir-scifact" / "queries.jsonl").open(encoding="utf-8")
+    queries = {q["_id"]: q["text"] for q in map(json.loads, lines)}
     copies = math.ceil(chunks / len(ids))
     big_ids = [f"{i}-r{r}" for r in range(copies) for i in ids][:chunks]
     big_texts = [f"{t} (r{r})" for r in range(copies) for t in texts][:chunks]
@@ -144,7 +151,7 @@ def scale(chunks: int) -> dict:
     return {"chunks": len(big_ids), "terms": matrix.shape[1], "postings": int(matrix.nnz),
             "analysis_s": round(analysis_s, 1), "index_s": round(index_s, 2), "save_s": round(save_s, 2),
             "load_s": round(load_s, 3), "files_mb": round(size_mb, 1),
-            "matrix_mb": round((matrix.data.nbytes + matrix.indices.nbytes + matrix.indptr.nbytes) / 2**20, 1),
+            "matrix_mb": round(sum(a.nbytes for a in (matrix.data, matrix.indices, matrix.indptr)) / 2**20),
             "peak_rss_mb": round(peak_rss_mb(), 1), "queries": len(lat), **_latency(lat)}
 
 
@@ -157,9 +164,9 @@ def main() -> None:
         print(json.dumps(scale(args.chunks)))
         return
     scifact = ours("beir-scifact", GRID) + bm25s_rows("beir-scifact", [(1.2, 0.75), (0.9, 0.4)])
-    faquad = ours("faquad-pt", GRID)
-    columns = ["dataset", "system", "k1", "b", "ndcg@10", "analysis_s", "index_s", "words_per_s", "qps", "p50_ms",
-               "p95_ms"]
+    faquad = ours("faquad-pt", GRID) + bm25s_rows("faquad-pt", [(1.2, 0.75)], language="pt")
+    columns = ["dataset", "system", "k1", "b", "ndcg@10", "analysis_s", "index_s", "words_per_s", "qps",
+               "p50_ms", "p95_ms"]
     print_table(scifact + faquad, columns)
     # A fresh process, so that its peak memory is the scale run's own.
     out = subprocess.run([sys.executable, __file__, "--scale-only", "--chunks", str(args.chunks)], check=True,
@@ -167,7 +174,8 @@ def main() -> None:
     scaled = json.loads(out.strip().splitlines()[-1])
     print()
     print_table([scaled], list(scaled))
-    path = save("sparse", {"scifact": scifact, "faquad": faquad, "scale": scaled})
+    versions = {name: metadata.version(name) for name in ("numpy", "scipy", "pyarrow", "PyStemmer", "bm25s")}
+    path = save("sparse", {"versions": versions, "scifact": scifact, "faquad": faquad, "scale": scaled})
     print(f"wrote {path}")
 
 

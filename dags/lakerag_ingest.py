@@ -2,7 +2,9 @@
 ### lakerag_ingest
 
 Discovers what changed in the source folder (new, changed, moved, deleted files), then lands, extracts and chunks
-only the changed content, mapped over batches of documents, and commits the lakehouse tables.
+only the changed content, mapped over batches of documents, commits the lakehouse tables, and refreshes the
+retrieval index over the committed chunks: contexts (`enrich`), dense vectors (`embed`) and BM25 (`sparse`), each
+cached by content so only new or changed chunks cost anything. `record` writes the run record that ends the run.
 
 * Every task is idempotent: work is keyed by content hash and written atomically, so a retry or a rerun after a
   crash converges to the same tables (an interrupted run is resumed under its own run id).
@@ -71,18 +73,38 @@ def lakerag_ingest() -> None:
 
     @task(trigger_rule="none_failed")
     def commit(plan: dict) -> dict:
-        """Fold the run into the documents, extracted, chunks and quarantine tables; write the run record."""
+        """Fold the run into the documents, extracted, chunks and quarantine tables."""
         from lakehouse.settings import get_settings
         from transforms import pipeline
 
-        record = pipeline.finish_run(pipeline.start_run(get_settings(), plan["run_id"]))
-        return {k: record[k] for k in ("run_id", "new", "changed", "moved", "deleted", "extracted", "quarantined")}
+        return pipeline.commit_run(pipeline.start_run(get_settings(), plan["run_id"]))
+
+    @task
+    def index_stage(plan: dict, stage: str) -> int:
+        """One index stage (enrich, embed or sparse) over the committed chunks."""
+        from lakehouse.settings import get_settings
+        from transforms import pipeline
+
+        return pipeline.INDEX_STAGES[stage](pipeline.start_run(get_settings(), plan["run_id"])).processed
+
+    @task
+    def record(plan: dict) -> dict:
+        """Write the run record (counts per stage, durations, errors, LLM tokens)."""
+        from lakehouse.settings import get_settings
+        from transforms import pipeline
+
+        result = pipeline.record_run(pipeline.start_run(get_settings(), plan["run_id"]))
+        return {k: result[k] for k in ("run_id", "new", "changed", "deleted", "extracted", "embedded")}
 
     plan = discover()
     todo = batches(plan)
     extracted = extract.partial(plan=plan).expand(batch=todo)
     chunked = chunk.partial(plan=plan).expand(batch=todo)
-    extracted >> chunked >> commit(plan)
+    committed = commit(plan)
+    enriched = index_stage.override(task_id="enrich")(plan, "enrich")
+    embedded = index_stage.override(task_id="embed")(plan, "embed")
+    analysed = index_stage.override(task_id="sparse")(plan, "sparse")
+    extracted >> chunked >> committed >> enriched >> [embedded, analysed] >> record(plan)
 
 
 lakerag_ingest()

@@ -20,6 +20,9 @@ os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 os.environ.setdefault("AIRFLOW__CORE__UNIT_TEST_MODE", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Pipeline mechanics are tested with fast static embeddings; the shipped default model is exercised by the
+# tests marked `model` and measured by `lakerag eval`.
+os.environ.setdefault("LAKERAG_EMBEDDING_MODEL", "wordllama")
 
 
 @pytest.fixture

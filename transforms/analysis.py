@@ -1,10 +1,11 @@
 """Text analysis for BM25 over Portuguese and English documents.
 
 ``analyze`` lower-cases, folds accents ("Ação" -> "acao"), drops stopwords but keeps negations, and stems with
-Snowball in the text's language. Identifiers such as "CT-2024-0187", "13.709/2018", "7.3" or "AX4410" are kept
-whole and unstemmed, followed by their parts ("ct", "2024", "0187"), so an exact code outranks a code that only
-shares parts with it while a partial query still matches. "art. 5º" becomes "art.5" and "§ 2º" "par.2"; "R$" is
-a token; a Brazilian thousands number ("13.709", "5.000,00") also yields its plain integer ("13709", "5000").
+Snowball in the text's language. Identifiers such as "CT-2024-0187", "13.709/2018", "7.3" or "AX4410" are
+kept whole and unstemmed, followed by their parts ("ct", "2024", "0187"), so an exact code outranks a code
+that only shares parts with it while a partial query still matches. "art. 5º" becomes "art.5" and "§ 2º"
+"par.2"; "R$" is a token; a Brazilian thousands number ("13.709", "5.000,00") also yields its plain integer
+("13709", "5000").
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ _STOPWORDS = {"pt": PORTUGUESE, "en": ENGLISH}
 _SNOWBALL = {"pt": "portuguese", "en": "english"}
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
-_ORDINAL = re.compile(r"(?<=\d)\s?(?:[ºª]|°(?![cf]))|\bn\.?\s?[º°]")  # "5º" -> "5", "nº 13" -> " 13"; "25°C" stays
+# "5º" -> "5", "nº 13" -> " 13"; "25°C" keeps its number.
+_ORDINAL = re.compile(r"(?<=\d)\.?\s?(?:[ºª]|°(?![cf]))|\bn\.?\s?[º°]")
 _COMBINING = re.compile(r"[\u0300-\u036f]+")
 _DIACRITIC = re.compile(r"[ãõçâêôáéíóú]", re.IGNORECASE)
 _ARTICLE = re.compile(r"\b(?:art|arts|artigo|artigos)\b\.?\s*(?=\d)")
@@ -71,7 +73,8 @@ def _detect(words: list[str], diacritics: bool) -> str:
 
 
 def detect_language(text: str) -> str:
-    """``"pt"`` or ``"en"``: more language-specific stopwords wins, then diacritics, then spelling; else pt."""
+    """``"pt"`` or ``"en"``: more language-specific stopwords wins, then diacritics, then spelling; else
+    pt."""
     words = [t for t in _TOKEN.findall(_fold(text)) if t.isalpha()]
     return _detect(words, _DIACRITIC.search(text) is not None)
 

@@ -1,8 +1,9 @@
 """BM25 over chunks: a (chunk x term) sparse matrix of precomputed BM25 weights, saved as Parquet.
 
-Weights follow Lucene: idf = log(1 + (N - df + 0.5) / (df + 0.5)) and tf / (tf + k1 * (1 - b + b * dl / avgdl)),
-so scores match Lucene's and bm25s's. A query's score for a chunk is the sum of the weights of the query's
-distinct terms (a term repeated in the query counts once); terms the index has never seen are ignored.
+Weights follow Lucene: idf = log(1 + (N - df + 0.5) / (df + 0.5)) times
+tf / (tf + k1 * (1 - b + b * dl / avgdl)), so scores match Lucene's and bm25s's. A query's score for a chunk
+is the sum of the weights of the query's distinct terms (a term repeated in the query counts once); terms the
+index has never seen are ignored.
 """
 
 from __future__ import annotations
@@ -132,14 +133,16 @@ def _write_atomic(table: pa.Table, path: Path) -> None:
 
 
 def save_sparse_index(index: SparseIndex, directory: Path) -> None:
-    """Write ``postings.parquet`` (term, term_id, row, weight; sorted by term_id then row), ``chunks.parquet``
-    (row, chunk_id) and, last, ``sparse.json``; each goes to a temporary name first and is renamed into place."""
+    """Write ``postings.parquet`` (term, term_id, row, weight; sorted by term_id then row),
+    ``chunks.parquet`` (row, chunk_id) and, last, ``sparse.json``; each goes to a temporary name first and is
+    renamed into place."""
     directory.mkdir(parents=True, exist_ok=True)
     matrix = index.matrix.tocsc()
     matrix.sum_duplicates()
     n, n_terms = matrix.shape
     if n != len(index.chunk_ids) or n_terms != len(index.vocabulary):
-        raise ValueError(f"matrix shape {matrix.shape} does not match {n} chunks and {len(index.vocabulary)} terms")
+        raise ValueError(f"matrix shape {matrix.shape} does not match {len(index.chunk_ids)} chunks "
+                         f"and {len(index.vocabulary)} terms")
     terms = [""] * n_terms
     for term, term_id in index.vocabulary.items():
         terms[term_id] = term
@@ -152,7 +155,8 @@ def save_sparse_index(index: SparseIndex, directory: Path) -> None:
     tag = {_BUILD_KEY: build_id.encode()}
     postings = pa.table({"term": pa.DictionaryArray.from_arrays(term_ids, pa.array(terms, pa.string())),
                          "term_id": term_ids, "row": matrix.indices.astype(np.int32), "weight": weights})
-    chunks = pa.table({"row": np.arange(n, dtype=np.int32), "chunk_id": pa.array(index.chunk_ids, pa.string())})
+    chunks = pa.table({"row": np.arange(n, dtype=np.int32),
+                       "chunk_id": pa.array(index.chunk_ids, pa.string())})
     _write_atomic(postings.replace_schema_metadata(tag), directory / POSTINGS_FILE)
     _write_atomic(chunks.replace_schema_metadata(tag), directory / CHUNKS_FILE)
     meta = {"version": FORMAT_VERSION, "k1": index.k1, "b": index.b, "n": n, "avgdl": index.avgdl,
@@ -175,11 +179,12 @@ def _read(path: Path, build_id: str, columns: list[str]) -> pa.Table:
 
 
 def _in_order(term_ids: np.ndarray, rows: np.ndarray, n: int) -> bool:
-    """Postings sorted by term id, then strictly by row, all rows within 0..n-1 (int32 work, no copies of note)."""
+    """Postings sorted by term id, then strictly by row, with every row within 0..n-1."""
     if rows.size == 0:
         return True
     same_term = term_ids[1:] == term_ids[:-1]
-    return bool(rows.min() >= 0 and rows.max() < n and term_ids[0] >= 0 and not np.any(term_ids[1:] < term_ids[:-1])
+    return bool(rows.min() >= 0 and rows.max() < n and term_ids[0] >= 0
+                and not np.any(term_ids[1:] < term_ids[:-1])
                 and not np.any(same_term & (rows[1:] <= rows[:-1])))
 
 
@@ -205,7 +210,8 @@ def load_sparse_index(directory: Path) -> SparseIndex:
     postings = _read(postings_path, build_id, ["term", "term_id", "row", "weight"])
     term_ids, rows = postings["term_id"].to_numpy(), postings["row"].to_numpy()
     if postings.num_rows != n_postings or not _in_order(term_ids, rows, n):
-        raise SparseIndexError(f"{postings_path} is not sorted by term_id and row, or has rows outside 0..{n - 1}")
+        raise SparseIndexError(f"{postings_path} is not sorted by term_id and row, "
+                               f"or has rows outside 0..{n - 1}")
     counts = np.bincount(term_ids, minlength=n_terms)
     if counts.size != n_terms or (n_terms and counts.min() == 0):
         raise SparseIndexError(f"{postings_path} does not hold term ids 0..{n_terms - 1}")

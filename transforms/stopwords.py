@@ -7,9 +7,14 @@ used to tell the languages apart.
 
 from __future__ import annotations
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 NEGATIONS: frozenset[str] = frozenset({"nao", "sem", "nunca", "nem", "not", "no", "nor", "never"})
 
-PORTUGUESE: frozenset[str] = frozenset("""
+PORTUGUESE: frozenset[str] = _words("""
 a ao aos aquela aquelas aquele aqueles aquilo as ate com como da das de dela delas dele deles depois do dos e
 ela elas ele eles em entre era eram eramos essa essas esse esses esta estas este estes estamos estao estar
 estava estavam estavamos esteja estejam estejamos esteve estive estivemos estiver estivera estiveram
@@ -24,9 +29,9 @@ teve tinha tinham tinhamos tive tivemos tiver tivera tiveram tiveramos tiverem t
 tivessemos tu tua tuas um uma umas uns voce voces vos
 ainda apenas assim cada onde pois porque porem qualquer quais sobre tal tais toda todas todo todos outra
 outras outro outros la aqui desse desta deste dessa nesse nessa neste nesta
-""".split()) - NEGATIONS
+""") - NEGATIONS
 
-ENGLISH: frozenset[str] = frozenset("""
+ENGLISH: frozenset[str] = _words("""
 a about above after again against all am an and any are as at be because been before being below between
 both but by can could did do does doing down during each few for from further had has have having he her
 here hers herself him himself his how i if in into is it its itself just me more most my myself now of off
@@ -36,7 +41,7 @@ what when where which while who whom why will with would you your yours yourself
 also may might must via within whether yet however thus hence therefore either neither
 s t d ll m o re ve y ain aren couldn didn doesn don hadn hasn haven isn ma mightn mustn needn shan shouldn
 wasn weren wouldn
-""".split()) - NEGATIONS
+""") - NEGATIONS
 
 # Words that point to one language only, for language detection.
 PORTUGUESE_MARKERS: frozenset[str] = (PORTUGUESE | {"nao", "sem", "nunca", "nem"}) - ENGLISH

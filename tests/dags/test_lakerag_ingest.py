@@ -53,7 +53,7 @@ def test_dag_run_ingests_the_sample_corpus_then_an_incremental_run(airflow_db, c
     run = dag.test()
     assert run.state == "success"
     ti_states = {ti.task_id: ti.state for ti in run.get_task_instances()}
-    assert ti_states["commit"] == "success"
+    assert ti_states["commit"] == ti_states["record"] == ti_states["embed"] == "success"
     paths = LakePaths(home)
     record = json.loads(next(paths.runs.glob("*/run.json")).read_text())
     documents = [d for d in pq.read_table(paths.table("documents")).to_pylist() if d["is_current"]]
