@@ -34,7 +34,7 @@ _PARAGRAPH = re.compile(r"§\s*(?=\d)")
 _TOKEN = re.compile(r"(?:r|us)\$|[^\W_]+(?:(?:[-/._]|(?<=\d)[,:](?=\d))[^\W_]+)*")
 _PART = re.compile(r"\d+|[^\W\d_]+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?")
-_ENGLISH_SHAPE = re.compile(r"th|wh|sh|ck|[wky]|(?:tion|ing|ies|ness)$")
+_ENGLISH_SHAPE = re.compile(r"th|wh|sh|ck|[wky]|(?:tion|ing|ies|ness|ment)$")
 _PORTUGUESE_SHAPE = re.compile(r"lh|nh|(?:ao|oes|dade|mente)$")
 # Unaccented spellings put back before Portuguese Snowball, whose suffix rules need the accents.
 # Plural "-ões" becomes "-ão" so that "ações" and "ação" share a stem.

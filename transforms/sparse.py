@@ -54,7 +54,10 @@ class SparseIndex:
             column = self.vocabulary.get(term)
             if column is not None:
                 start, end = indptr[column], indptr[column + 1]
-                out[rows[start:end]] += weights[start:end]  # a column has each row once
+                if end - start > out.size // 8:  # long postings: bincount's plain loop beats a scatter
+                    out += np.bincount(rows[start:end], weights[start:end], minlength=out.size)
+                else:
+                    out[rows[start:end]] += weights[start:end]  # a column has each row once
         return out
 
     def search(self, query: str, top_k: int = 10, allowed: np.ndarray | None = None,

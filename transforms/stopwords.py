@@ -43,6 +43,9 @@ s t d ll m o re ve y ain aren couldn didn doesn don hadn hasn haven isn ma might
 wasn weren wouldn
 """) - NEGATIONS
 
-# Words that point to one language only, for language detection.
-PORTUGUESE_MARKERS: frozenset[str] = (PORTUGUESE | {"nao", "sem", "nunca", "nem"}) - ENGLISH
-ENGLISH_MARKERS: frozenset[str] = (ENGLISH | {"not", "never", "nor"}) - PORTUGUESE
+# Words of two letters or more that point to one language only, for language detection ("e" and "i" are
+# too often a variable, a list item or a Roman numeral).
+PORTUGUESE_MARKERS: frozenset[str] = frozenset(
+    w for w in (PORTUGUESE | {"nao", "sem", "nunca", "nem"}) - ENGLISH if len(w) > 1)
+ENGLISH_MARKERS: frozenset[str] = frozenset(
+    w for w in (ENGLISH | {"not", "never", "nor"}) - PORTUGUESE if len(w) > 1)
