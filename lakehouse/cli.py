@@ -77,6 +77,28 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_snapshots(args: argparse.Namespace) -> int:
+    from lakehouse.paths import LakePaths
+    from lakehouse.snapshots import list_snapshots, rollback
+
+    paths = LakePaths(_settings(args).home)
+    if args.action == "rollback":
+        if not args.id:
+            print("lakerag: error: snapshots rollback needs a snapshot ID", file=sys.stderr)
+            return 2
+        rollback(paths, args.id)
+        print(f"published {args.id}")
+        return 0
+    snapshots = list_snapshots(paths)
+    if args.json:
+        print(json.dumps(snapshots, ensure_ascii=False, default=str))
+    for snap in [] if args.json else snapshots:
+        marker = "*" if snap["current"] else " "
+        print(f"{marker} {snap['id']}  {snap['created_at']}  runs={','.join(snap.get('source_run_ids', []))}  "
+              f"{json.dumps(snap.get('counts', {}))}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lakerag", description="Document RAG over a Parquet lakehouse.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -107,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N queries")
     evaluate.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     evaluate.set_defaults(func=_cmd_eval)
+    snaps = sub.add_parser("snapshots", help="list published snapshots or roll back to one")
+    snaps.add_argument("action", choices=["list", "rollback"])
+    snaps.add_argument("id", nargs="?", help="snapshot id (for rollback)")
+    snaps.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
+    snaps.add_argument("--json", action="store_true")
+    snaps.set_defaults(func=_cmd_snapshots)
     return parser
 
 

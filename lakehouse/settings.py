@@ -53,6 +53,7 @@ class Settings(BaseSettings):
     fusion_dense_weight: float = Field(0.7, ge=0, le=1, description="Dense share in the weighted fusion.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     candidates: int = Field(100, ge=10, description="Candidates per retriever before fusion.")
+    snapshot_keep: int = Field(5, ge=1, description="Published snapshots kept on disk.")
     reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")
 

@@ -103,8 +103,19 @@ def record_run(ctx: RunContext) -> dict:
 ProgressHook = Callable[[str, int, int], None]
 
 
+def publish_snapshot(ctx: RunContext, record: dict) -> str:
+    """Freeze the committed tables into a snapshot and publish it (the in-process path has no gate)."""
+    from lakehouse.snapshots import create_snapshot, publish
+
+    counts = {k: record[k] for k in ("documents_active", "chunks", "quarantined")}
+    snapshot_id = create_snapshot(ctx.paths, ctx.run_id, {"counts": counts, "models": {
+        "embedding": ctx.settings.embedding_model, "llm": ctx.settings.llm_model}})
+    publish(ctx.paths, snapshot_id, keep=ctx.settings.snapshot_keep)
+    return snapshot_id
+
+
 def run_index(settings: Settings, progress: ProgressHook | None = None) -> dict:
-    """Run every registered stage in-process; returns the run record."""
+    """Run every registered stage in-process, then publish a snapshot; returns the run record."""
     with home_lock(LakePaths(settings.home)):
         ctx = start_run(settings)
         batches = stages.discover(ctx)
@@ -116,4 +127,6 @@ def run_index(settings: Settings, progress: ProgressHook | None = None) -> dict:
                 done += 1
                 if progress:
                     progress(name, done, total)
-        return finish_run(ctx)
+        record = finish_run(ctx)
+        record["snapshot_id"] = publish_snapshot(ctx, record)
+        return record

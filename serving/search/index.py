@@ -80,8 +80,10 @@ class SearchIndex:
         codes: dict[frozenset[str], int] = {}
         group_codes = np.array([codes.setdefault(frozenset(g), len(codes))
                                 for g in chunks["access_groups"].to_pylist()], dtype=np.int32)
+        manifest = tables.parent / "manifest.json"
+        snapshot_id = read_json(manifest)["id"] if manifest.exists() else pointer.get("run_id", "unknown")
         return cls(
-            snapshot_id=pointer.get("run_id", "unknown"),
+            snapshot_id=snapshot_id,
             chunk_ids=vector_ids,
             document_ids=chunks["document_id"].to_pylist(),
             titles=chunks["title"].to_pylist(),

@@ -8,10 +8,18 @@ from serving.search.index import SearchIndex
 from serving.search.retriever import Hit, RetrievalConfig, Retriever
 
 
+def serving_tables(settings: Settings):
+    """The published snapshot's tables, or the working tables when nothing is published (eval homes)."""
+    from lakehouse.snapshots import current_id, snapshot_tables
+
+    paths = LakePaths(settings.home)
+    return snapshot_tables(paths) if current_id(paths) else paths.tables
+
+
 def build_retriever(settings: Settings, index: SearchIndex | None = None) -> Retriever:
     from transforms.embedding import load_embedder
 
-    index = index or SearchIndex.load(LakePaths(settings.home).tables)
+    index = index or SearchIndex.load(serving_tables(settings))
     reranker = None
     if settings.reranker_model:
         from serving.search.rerank import load_reranker
