@@ -1,15 +1,15 @@
 """
 ### lakerag_ingest
 
-Discovers what changed in the source folder (new, changed, moved, deleted files), then lands, extracts and chunks
-only the changed content, mapped over batches of documents, commits the lakehouse tables, and refreshes the
-retrieval index over the committed chunks: contexts (`enrich`), dense vectors (`embed`) and BM25 (`sparse`), each
-cached by content so only new or changed chunks cost anything. `record` writes the run record that ends the run.
+Finds what changed in the source folder (new, changed, moved, deleted files), then lands, extracts and chunks only
+that, mapped over batches of documents, and commits the lakehouse tables. When anything changed, `chunks_ready`
+updates the `lakerag_chunks` asset, which schedules `lakerag_index`; otherwise the run is recorded and closed.
 
-* Every task is idempotent: work is keyed by content hash and written atomically, so a retry or a rerun after a
-  crash converges to the same tables (an interrupted run is resumed under its own run id).
-* Bad files are quarantined with a reason (see `lakerag status`); they never fail the run.
-* Settings come from `LAKERAG_*` environment variables, read when a task runs, never at parse time.
+* Schedule: `LAKERAG_INGEST_SCHEDULE` (cron or preset, default `@hourly`, `none` for manual runs), the only value
+  read at parse time. Every other setting is read when a task runs.
+* Idempotent tasks: work is keyed by content hash and written atomically; an interrupted run resumes under its id.
+* While an earlier run is committed but not yet indexed, `discover` skips: committing now would race with it.
+* Bad files are quarantined with a reason (`lakerag status`); a bad folder configuration fails without retries.
 * Only small values cross XCom: the run id and batch numbers.
 """
 
@@ -18,93 +18,78 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pendulum
-from airflow.sdk import dag, task
+from airflow.sdk import Asset, dag, task
+from airflow.sdk.exceptions import AirflowFailException, AirflowSkipException
 
-DEFAULT_ARGS = {
-    "owner": "lakerag",
-    "retries": 2,
-    "retry_delay": timedelta(seconds=30),
-    "retry_exponential_backoff": True,
-}
+from transforms.lifecycle import ingest_schedule
+
+CHUNKS = Asset("lakerag_chunks")
+DEFAULT_ARGS = {"owner": "lakerag", "retries": 3, "retry_delay": timedelta(seconds=30),
+                "retry_exponential_backoff": True, "max_retry_delay": timedelta(minutes=10)}
 
 
-@dag(
-    dag_id="lakerag_ingest",
-    schedule=None,
-    start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
-    catchup=False,
-    max_active_runs=1,
-    default_args=DEFAULT_ARGS,
-    tags=["lakerag", "ingest"],
-    doc_md=__doc__,
-)
+@dag(dag_id="lakerag_ingest", schedule=ingest_schedule(), start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
+     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, tags=["lakerag", "ingest"], doc_md=__doc__)
 def lakerag_ingest() -> None:
     @task
     def discover() -> dict:
         """Scan the source and write this run's plan; returns the run id and the batches to process."""
+        from lakehouse.errors import ConfigError
         from lakehouse.settings import get_settings
-        from transforms import pipeline, stages
+        from transforms import lifecycle
 
-        ctx = pipeline.start_run(get_settings())
-        return {"run_id": ctx.run_id, "batches": stages.discover(ctx)}
+        try:
+            return lifecycle.begin_ingest(get_settings())
+        except lifecycle.RunPending as exc:
+            raise AirflowSkipException(str(exc)) from exc
+        except ConfigError as exc:
+            raise AirflowFailException(str(exc)) from exc
 
     @task
     def batches(plan: dict) -> list[int]:
         return plan["batches"]
 
-    @task
+    @task(doc_md="Land one batch's raw bytes and extract Markdown and metadata (cached by content hash).")
     def extract(plan: dict, batch: int) -> int:
-        """Land the raw bytes of one batch and extract Markdown and metadata (skipping cached hashes)."""
         from lakehouse.settings import get_settings
-        from transforms import pipeline
+        from transforms.lifecycle import run_batch_stage
 
-        ctx = pipeline.start_run(get_settings(), plan["run_id"])
-        pipeline.BATCH_STAGES["land"](ctx, batch)
-        return pipeline.BATCH_STAGES["extract"](ctx, batch).processed
+        run_batch_stage(get_settings(), plan["run_id"], "land", batch)
+        return run_batch_stage(get_settings(), plan["run_id"], "extract", batch)
 
-    @task
+    @task(doc_md="Split one batch's extracted documents into structure-aware chunks.")
     def chunk(plan: dict, batch: int) -> int:
-        """Split one batch's extracted documents into structure-aware chunks."""
         from lakehouse.settings import get_settings
-        from transforms import pipeline
+        from transforms.lifecycle import run_batch_stage
 
-        ctx = pipeline.start_run(get_settings(), plan["run_id"])
-        return pipeline.BATCH_STAGES["chunk"](ctx, batch).processed
+        return run_batch_stage(get_settings(), plan["run_id"], "chunk", batch)
 
-    @task(trigger_rule="none_failed")
+    @task(trigger_rule="none_failed_min_one_success")
     def commit(plan: dict) -> dict:
-        """Fold the run into the documents, extracted, chunks and quarantine tables."""
+        """Fold the run into the documents, extracted, chunks and quarantine tables; close it if nothing changed."""
         from lakehouse.settings import get_settings
-        from transforms import pipeline
+        from transforms.lifecycle import finish_ingest
 
-        return pipeline.commit_run(pipeline.start_run(get_settings(), plan["run_id"]))
+        return finish_ingest(get_settings(), plan["run_id"])
 
-    @task
-    def index_stage(plan: dict, stage: str) -> int:
-        """One index stage (enrich, embed or sparse) over the committed chunks."""
-        from lakehouse.settings import get_settings
-        from transforms import pipeline
+    @task.short_circuit
+    def changed(result: dict) -> bool:
+        """Stop here when the run changed nothing: there is nothing to index."""
+        return bool(result["changed"])
 
-        return pipeline.INDEX_STAGES[stage](pipeline.start_run(get_settings(), plan["run_id"])).processed
-
-    @task
-    def record(plan: dict) -> dict:
-        """Write the run record (counts per stage, durations, errors, LLM tokens)."""
-        from lakehouse.settings import get_settings
-        from transforms import pipeline
-
-        result = pipeline.record_run(pipeline.start_run(get_settings(), plan["run_id"]))
-        return {k: result[k] for k in ("run_id", "new", "changed", "deleted", "extracted", "embedded")}
+    @task(outlets=[CHUNKS])
+    def chunks_ready(result: dict, **context) -> str:
+        """Mark the `lakerag_chunks` asset updated (extra: the run id), which schedules `lakerag_index`."""
+        context["outlet_events"][CHUNKS].extra = {"run_id": result["run_id"]}
+        return result["run_id"]
 
     plan = discover()
     todo = batches(plan)
     extracted = extract.partial(plan=plan).expand(batch=todo)
     chunked = chunk.partial(plan=plan).expand(batch=todo)
     committed = commit(plan)
-    enriched = index_stage.override(task_id="enrich")(plan, "enrich")
-    embedded = index_stage.override(task_id="embed")(plan, "embed")
-    analysed = index_stage.override(task_id="sparse")(plan, "sparse")
-    extracted >> chunked >> committed >> enriched >> [embedded, analysed] >> record(plan)
+    extracted >> chunked >> committed
+    changed(committed) >> chunks_ready(committed)
 
 
 lakerag_ingest()

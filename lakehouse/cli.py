@@ -99,6 +99,27 @@ def _cmd_snapshots(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_query(args: argparse.Namespace) -> int:
+    from serving.answers.console import ask, print_answer, to_json
+
+    groups = {g.strip() for g in (args.groups or "").split(",") if g.strip()}
+    answer = ask(_settings(args), args.question, args.mode, groups, args.top_k)
+    if args.json:
+        print(to_json(answer))
+    else:
+        print_answer(answer)
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from serving.api.server import examples, serve
+
+    settings = _settings(args)
+    print(examples(settings, args.host, args.port))
+    serve(settings, args.host, args.port)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lakerag", description="Document RAG over a Parquet lakehouse.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -135,6 +156,19 @@ def build_parser() -> argparse.ArgumentParser:
     snaps.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     snaps.add_argument("--json", action="store_true")
     snaps.set_defaults(func=_cmd_snapshots)
+    query = sub.add_parser("query", help="answer a question with cited sources (in-process, no server)")
+    query.add_argument("question")
+    query.add_argument("--mode", choices=["auto", "basic", "local", "global", "hybrid", "catalog"], default="auto")
+    query.add_argument("--groups", help="comma-separated access groups of the caller (public is implied)")
+    query.add_argument("--top-k", type=int, default=8)
+    query.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
+    query.add_argument("--json", action="store_true", help="print the answer as one JSON object")
+    query.set_defaults(func=_cmd_query)
+    serve = sub.add_parser("serve", help="serve the query API and the analysts' page (uvicorn)")
+    serve.add_argument("--host", help="interface to bind (default: 127.0.0.1, or LAKERAG_API_HOST)")
+    serve.add_argument("--port", type=int, help="port (default: 8000, or LAKERAG_API_PORT)")
+    serve.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
+    serve.set_defaults(func=_cmd_serve)
     return parser
 
 

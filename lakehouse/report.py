@@ -100,8 +100,8 @@ def print_eval(result: dict) -> None:
         marker = " *" if name == result["default"] else ""
         table.add_row(name + marker, *(str(metrics.get(c, "")) for c in columns))
     console.print(table)
-    for name, metrics in result["configs"].items():
-        for kind, values in (metrics.get("by_kind") or {}).items():
-            console.print(f"  {name} {kind}: {values}")
+    default = result["configs"].get(result["default"], {})
+    for kind, values in (default.get("by_kind") or {}).items():
+        console.print(f"  {result['default']} {kind}: {values}")
     if "refusal" in result:
         console.print(f"refusal: {result['refusal']}")

@@ -125,3 +125,28 @@ def prune(paths: LakePaths, keep: int) -> list[str]:
 
 def rollback(paths: LakePaths, snapshot_id: str) -> None:
     publish(paths, snapshot_id, keep=0)
+
+
+def snapshot_dir(paths: LakePaths, snapshot_id: str) -> Path:
+    """The folder of one snapshot (``manifest.json``, ``tables/``, ``serving.duckdb`` once dbt has built it)."""
+    return _root(paths) / snapshot_id
+
+
+def read_manifest(paths: LakePaths, snapshot_id: str) -> dict:
+    path = snapshot_dir(paths, snapshot_id) / "manifest.json"
+    if not path.exists():
+        raise SnapshotError(f"snapshot {snapshot_id} not found under {_root(paths)}")
+    return read_json(path)
+
+
+def annotate(paths: LakePaths, snapshot_id: str, fields: dict) -> dict:
+    """Add or replace top-level manifest fields (dbt results, evaluation, gate); the tables never change."""
+    manifest = {**read_manifest(paths, snapshot_id), **fields, "id": snapshot_id}
+    write_json(manifest, snapshot_dir(paths, snapshot_id) / "manifest.json")
+    return manifest
+
+
+def latest_id(paths: LakePaths) -> str | None:
+    """The newest complete snapshot, published or not."""
+    snapshots = list_snapshots(paths)
+    return snapshots[-1]["id"] if snapshots else None

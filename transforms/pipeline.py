@@ -37,6 +37,9 @@ INDEX_STAGES: dict[str, Callable[[RunContext], StageRecord]] = {
     "sparse": indexing.sparse,
 }
 
+# Index stages that want an accelerator: the Airflow DAG runs them in the GPU pool.
+GPU_STAGES = frozenset({"embed"})
+
 
 def start_run(settings: Settings, run_id: str | None = None) -> RunContext:
     """A run context; an interrupted run is resumed under its own id so the tables converge."""

@@ -27,7 +27,8 @@ def row(item: Evidence) -> str:
     """One delimited row: the evidence id first, then its fields."""
     x = item.extra
     if item.kind == "entity":
-        fields = [x.get("name", ""), x.get("type", ""), item.text, str(x.get("evidence", len(item.chunk_ids)))]
+        evidence = str(x.get("evidence", len(item.chunk_ids)))
+        fields = [x.get("name", ""), x.get("type", ""), item.text, evidence]
     elif item.kind == "relationship":
         fields = [x.get("source", ""), x.get("target", ""), item.text, f"{x.get('weight', 0.0):.2f}"]
     elif item.kind == "report":

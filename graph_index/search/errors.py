@@ -4,7 +4,8 @@ from lakehouse.errors import LakeragError
 
 
 class GraphSearchError(LakeragError):
-    """A graph search request or the graph tables it reads are invalid; the message names the field or file."""
+    """A graph search request or the graph tables it reads are invalid; the message names the field or
+    file."""
 
 
 class GraphNotReady(GraphSearchError):

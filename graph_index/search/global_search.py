@@ -35,7 +35,8 @@ class GlobalAnswer:
 
 def visible_reports(view: View, level: int) -> list[Report]:
     """The level's reports the caller can read in full, most important first."""
-    reports = [r for r in view.store.reports.values() if r.level == level and view.report_visible(r.community_id)]
+    reports = [r for r in view.store.reports.values()
+               if r.level == level and view.report_visible(r.community_id)]
     return sorted(reports, key=lambda r: (-r.rating, r.community_id))
 
 
@@ -67,6 +68,21 @@ def map_points(view: View, question: str, reports: list[Report], llm: LLMClient 
     return [p for p in points if p["score"] > 0]
 
 
+def _merge(points: list[dict]) -> list[dict]:
+    """Points best first; a description repeated (the same finding in two reports) becomes one point citing
+    all its reports and chunks."""
+    merged: dict[str, dict] = {}
+    for p in sorted(points, key=lambda p: (-p["score"], p["report_ids"][0])):
+        key = " ".join(p["description"].split()).casefold()
+        if key in merged:
+            kept = merged[key]
+            kept["report_ids"] = list(dict.fromkeys([*kept["report_ids"], *p["report_ids"]]))
+            kept["chunk_ids"] = list(dict.fromkeys([*kept["chunk_ids"], *p["chunk_ids"]]))
+        else:
+            merged[key] = {**p, "report_ids": list(p["report_ids"]), "chunk_ids": list(p["chunk_ids"])}
+    return list(merged.values())
+
+
 def _point_evidence(view: View, point: dict, mapper: str) -> Evidence:
     report = view.store.reports[point["report_ids"][0]]
     return Evidence("report", report.community_id, float(point["score"]), point["description"],
@@ -77,8 +93,9 @@ def _point_evidence(view: View, point: dict, mapper: str) -> Evidence:
 def _context(evidence: list[Evidence], budget: int) -> str:
     blocks, used = [], 0
     for n, item in enumerate(evidence, start=1):
+        reports, sources = ", ".join(item.extra["report_ids"]), ", ".join(item.chunk_ids)
         block = (f"----Analyst {n}----\nImportance Score: {item.score:g}\n{item.text}\n"
-                 f"[Data: Reports ({', '.join(item.extra['report_ids'])}); Sources ({', '.join(item.chunk_ids)})]")
+                 f"[Data: Reports ({reports}); Sources ({sources})]")
         if used + len(block) + 2 > budget:
             break
         blocks.append(block)
@@ -99,8 +116,7 @@ def search_global(view: View, question: str, level: int, budget: int, llm: LLMCl
         points = map_points(view, question, visible_reports(view, level), llm)
         cache.put(key, points)
     timings["map_ms"] = (time.perf_counter() - started) * 1000
-    ranked = sorted(points, key=lambda p: (-p["score"], p["report_ids"][0]))
-    evidence = [_point_evidence(view, p, mapper) for p in ranked]
+    evidence = [_point_evidence(view, p, mapper) for p in _merge(points)]
     context = _context(evidence, budget)
     evidence = [e for e in evidence if e.extra.get("in_context")]
     if not evidence:

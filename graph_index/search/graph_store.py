@@ -10,6 +10,7 @@ unreadable chunks never shape a ranking.
 from __future__ import annotations
 
 import logging
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,13 +22,14 @@ import scipy.sparse as sp
 
 from graph_index import schemas
 from graph_index.search.errors import GraphNotReady
-from graph_index.search.names import MAX_NGRAM, name_keys
+from graph_index.search.names import MAX_NGRAM, fold, name_keys
 from lakehouse.storage import read_json
 from serving.search.index import PUBLIC, SearchIndex
 
 log = logging.getLogger(__name__)
 
 POINTER = "graph.json"
+_QUALIFIER = re.compile(r"\s*[(\[][^)\]]*[)\]]\s*$")
 TABLES = {"entities": schemas.ENTITIES, "relationships": schemas.RELATIONSHIPS,
           "communities": schemas.COMMUNITIES, "community_reports": schemas.COMMUNITY_REPORTS,
           "aliases": schemas.ALIASES}
@@ -79,6 +81,22 @@ class GraphStore:
     def row_of(self) -> dict[str, int]:
         """SearchIndex row of each chunk id."""
         return {chunk_id: row for row, chunk_id in enumerate(self.index.chunk_ids)}
+
+    @cached_property
+    def chunk_entities(self) -> sp.csr_matrix:
+        """chunk row x entity: the entities each chunk is evidence for."""
+        return self.entity_chunks.T.tocsr()
+
+    @cached_property
+    def titled(self) -> dict[str, list[int]]:
+        """Chunk rows by folded document title, also without a trailing qualifier ("Lilu (mythology)" ->
+        "lilu"): the chunks about an entity even when extraction missed it in its own document."""
+        out: dict[str, list[int]] = defaultdict(list)
+        for row, title in enumerate(self.index.titles):
+            keys = {fold(title), fold(_QUALIFIER.sub("", title))}
+            for key in keys - {""}:
+                out[key].append(row)
+        return dict(out)
 
     @property
     def levels(self) -> list[int]:
@@ -135,7 +153,8 @@ class GraphStore:
         reports = {}
         for r in community_reports:
             present = [c for c in r["chunk_ids"] if c in row_of]
-            findings = [(f["text"], [c for c in (f["chunk_ids"] or []) if c in row_of]) for f in r["findings"]]
+            findings = [(f["text"], [c for c in (f["chunk_ids"] or []) if c in row_of])
+                        for f in r["findings"]]
             reports[r["community_id"]] = Report(
                 r["community_id"], int(r["level"]), r["title"], r["summary"], findings, float(r["rating"]),
                 present, np.array(rows(present), dtype=np.int64),
@@ -158,7 +177,8 @@ class GraphStore:
         by_canonical: dict[str, list[int]] = defaultdict(list)
         for i, e in enumerate(entities):
             by_canonical[e["canonical"]].append(i)
-        forms = [(i, s) for i, e in enumerate(entities) for s in [e["name"], e["canonical"], *(e["aliases"] or [])]]
+        forms = [(i, s) for i, e in enumerate(entities)
+                 for s in [e["name"], e["canonical"], *(e["aliases"] or [])]]
         forms += [(i, a["alias"]) for a in aliases for i in by_canonical.get(a["canonical"], [])]
         analysed: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
         for i, form in forms:
@@ -166,7 +186,8 @@ class GraphStore:
             if folded and len(folded.split()) <= MAX_NGRAM:
                 self.surface.setdefault(folded, set()).add(i)
             for language, key in by_language.items():
-                if key and len(key.split()) <= MAX_NGRAM:
+                # One stem left of a longer name ("Release Me" -> "releas") would match too much.
+                if key and len(key.split()) <= MAX_NGRAM and (" " in key or " " not in folded):
                     analysed[language][key].add(i)
         self.analysed = {lang: dict(keys) for lang, keys in analysed.items()}
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graph_index.search import evidence as ev
-from graph_index.search.matching import match_entities
+from graph_index.search.matching import match_entities, specificity
 from graph_index.search.types import Evidence
 from graph_index.search.visibility import View
 
@@ -45,20 +45,22 @@ def expand(view: View, seeds: dict[int, float], max_relationships: int) -> Neigh
 
 def rank_chunks(view: View, seeds: dict[int, float], relationships: dict[int, float]) -> tuple[np.ndarray,
                                                                                                  np.ndarray]:
-    """(rows, scores) of the visible source chunks of the seeds and relations: score = number of seed
-    entities the chunk is evidence for + its dense similarity, best first."""
+    """(rows, mentions) of the visible source chunks of the seeds and relations, ranked by mentions + dense
+    similarity. Mentions: the seed entities the chunk is evidence for, each counted by its specificity and,
+    below 1, its seed score (a name match counts fully, an entity only similar to the question by its
+    similarity)."""
     store = view.store
     n = len(store.index)
     mentions = np.zeros(n, dtype=np.float32)
     if seeds:
-        mentions += np.asarray(store.entity_chunks[list(seeds)].sum(axis=0)).ravel()
+        weights = np.array([specificity(view, i) * min(s, 1.0) for i, s in seeds.items()], dtype=np.float32)
+        mentions += weights @ store.entity_chunks[list(seeds)]
     candidates = mentions > 0
     if relationships:
         candidates |= np.asarray(store.relationship_chunks[list(relationships)].sum(axis=0)).ravel() > 0
     rows = np.flatnonzero(candidates & view.mask)
-    scores = mentions[rows] + view.chunk_similarity[rows]
-    order = np.lexsort((rows, -scores))
-    return rows[order], scores[order]
+    order = np.lexsort((rows, -(mentions[rows] + view.chunk_similarity[rows])))
+    return rows[order], mentions[rows[order]]
 
 
 def communities(view: View, entities: dict[int, float], limit: int) -> list[tuple[str, float]]:
@@ -78,9 +80,11 @@ def local_evidence(view: View, question: str, top_k: int = 10, max_seeds: int = 
     hood = expand(view, seeds, max_relationships=2 * top_k)
     entities = {**hood.neighbours, **seeds}
     ranked_entities = sorted(entities.items(), key=lambda kv: (-kv[1], kv[0]))[: 2 * top_k]
-    rows, scores = rank_chunks(view, seeds, hood.relationships)
+    rows, mentions = rank_chunks(view, seeds, hood.relationships)
+    scores = mentions + view.chunk_similarity[rows]
     out = [ev.entity(view, i, s, seed=i in seeds) for i, s in ranked_entities]
     out += [ev.relationship(view, j, s) for j, s in hood.relationships.items()]
     out += [ev.report(view, c, s) for c, s in communities(view, entities, limit=max(3, top_k // 2))]
-    out += [ev.chunk(view, int(r), float(s)) for r, s in zip(rows[:top_k], scores[:top_k], strict=True)]
+    out += [ev.chunk(view.store.index, int(r), float(s))
+            for r, s in zip(rows[:top_k], scores[:top_k], strict=True)]
     return out

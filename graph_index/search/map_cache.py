@@ -1,5 +1,5 @@
-"""A cache of global search's map step: per (question, snapshot, caller groups, level, mapper) the rated points,
-in an in-memory LRU dict and, when a folder is given, as JSON files written atomically."""
+"""A cache of global search's map step: per (question, snapshot, caller groups, level, mapper) the rated
+points, in an in-memory LRU dict and, when a folder is given, as JSON files written atomically."""
 
 from __future__ import annotations
 

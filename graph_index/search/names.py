@@ -14,7 +14,8 @@ MAX_NGRAM = 6
 
 
 def fold(text: str) -> str:
-    """Casefold, strip accents, keep letters and digits separated by single spaces ("São-Paulo" -> "sao paulo")."""
+    """Casefold, strip accents, keep letters and digits separated by single spaces
+    ("São-Paulo" -> "sao paulo")."""
     text = _COMBINING.sub("", unicodedata.normalize("NFKD", text.casefold()))
     return " ".join(_NON_WORD.sub(" ", text).split())
 

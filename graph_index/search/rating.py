@@ -1,8 +1,8 @@
 """The extractive map step: each report finding rated 0-100 against the question, without a model.
 
 rating = 100 x (IDF-weighted share of the question's analysed terms found in the finding) x
-(0.75 + 0.25 x the mean dense similarity of the finding's cited chunks). No shared term rates 0 (dropped), so a
-question in one language does not match reports in another here; the LLM map step covers that.
+(0.75 + 0.25 x the mean dense similarity of the finding's cited chunks). No shared term rates 0 (dropped),
+so a question in one language does not match reports in another here; the LLM map step covers that.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ class View:
     entity_counts: np.ndarray  # visible evidence chunks per entity
     relationship_counts: np.ndarray
     chunk_similarity: np.ndarray  # question . chunk vector, 0 outside the mask
+    visible: int = 0  # rows in the mask
 
     @classmethod
     def of(cls, store: GraphStore, groups: frozenset[str], mask: np.ndarray, readable: np.ndarray,
@@ -30,7 +31,7 @@ class View:
         allowed = mask.astype(np.float32)
         similarity = np.where(mask, chunk_similarity, 0.0).astype(np.float32)
         return cls(store, groups, mask, readable, store.entity_chunks @ allowed,
-                   store.relationship_chunks @ allowed, similarity)
+                   store.relationship_chunks @ allowed, similarity, int(mask.sum()))
 
     def entity_visible(self, i: int) -> bool:
         return self.entity_counts[i] > 0
@@ -45,10 +46,13 @@ class View:
         total = self.store.entity_chunks @ self.chunk_similarity
         return np.divide(total, self.entity_counts, out=np.zeros_like(total), where=self.entity_counts > 0)
 
-    def evidence_rows(self, matrix, i: int) -> np.ndarray:
-        """Visible evidence rows of row ``i`` of an incidence matrix, most similar to the question first."""
+    def evidence_rows(self, matrix, i: int, limit: int | None = None) -> np.ndarray:
+        """Visible evidence rows of row ``i`` of an incidence matrix, most similar to the question first (the
+        best ``limit`` only, when given)."""
         rows = matrix.indices[matrix.indptr[i]:matrix.indptr[i + 1]]
         rows = rows[self.mask[rows]]
+        if limit is not None and rows.size > limit:
+            rows = rows[np.argpartition(-self.chunk_similarity[rows], limit - 1)[:limit]]
         return rows[np.lexsort((rows, -self.chunk_similarity[rows]))]
 
     def report_visible(self, community_id: str) -> bool:

@@ -25,6 +25,7 @@ CONFIGS: dict[str, RetrievalConfig] = {
     "rrf": RetrievalConfig(fusion="rrf"),
     "weighted-0.3": RetrievalConfig(fusion="weighted", dense_weight=0.3),
     "weighted-0.5": RetrievalConfig(fusion="weighted", dense_weight=0.5),
+    "weighted-0.6": RetrievalConfig(fusion="weighted", dense_weight=0.6),
     "weighted-0.7": RetrievalConfig(fusion="weighted", dense_weight=0.7),
 }
 
@@ -61,7 +62,7 @@ def _configs(retriever: Retriever, settings: Settings) -> dict[str, RetrievalCon
                                      rrf_k=settings.rrf_k, candidates=max(settings.candidates, 100))
                for name, c in CONFIGS.items()}
     if retriever.reranker is not None:
-        for name in ("rrf", "weighted-0.5", "weighted-0.7"):
+        for name in ("rrf", "weighted-0.5", "weighted-0.6", "weighted-0.7"):
             base = configs[name]
             configs[f"{name}+rerank"] = RetrievalConfig(method=base.method, fusion=base.fusion,
                                                         dense_weight=base.dense_weight, rrf_k=base.rrf_k,
@@ -112,31 +113,37 @@ def evaluate_beir(folder: Path, settings: Settings, work: Path, enrichment: str 
 
 
 def evaluate_questions(questions: Path, source: Path, settings: Settings, work: Path) -> dict:
-    """The sample corpus's labelled set: relevant document in the top 5 by kind; refusal cases."""
+    """The sample corpus's labelled set: relevant document in the top 5, per configuration and by kind;
+    the top BM25 score of answerable and unanswerable questions (what a refusal threshold can use)."""
     from transforms.pipeline import run_index
 
     vsettings = settings.model_copy(update={"home": work / "sample", "source": source})
     run_index(vsettings)
     retriever = _retriever(vsettings)
     rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
-    by_kind: dict[str, list[float]] = defaultdict(list)
+    vectors = retriever.embedder.embed_queries([row["question"] for row in rows])
+    fused = "rrf" if settings.fusion == "rrf" else f"weighted-{settings.fusion_dense_weight:g}"
+    prefix = "enriched" if settings.enrich else "plain"
+    configs = {f"{prefix}/{name}": config for name, config in _configs(retriever, vsettings).items()}
+    results: dict[str, dict] = {}
     refusal_scores, answer_scores = [], []
-    for row in rows:
-        hits = retriever.search(row["question"], set(row.get("groups") or []), top_k=5,
-                                config=RetrievalConfig(fusion=settings.fusion,
-                                                       dense_weight=settings.fusion_dense_weight))
-        top_score = hits[0].scores.get("bm25", 0.0) if hits else 0.0
-        if row["answerable"]:
-            relevant = set(row["relevant_document_ids"])
-            by_kind[row["kind"]].append(float(bool(relevant & {h.document_id for h in hits})))
-            answer_scores.append(top_score)
-        else:
-            refusal_scores.append(top_score)
-    kinds = {k: {"hit@5": round(sum(v) / len(v), 4), "questions": len(v)} for k, v in sorted(by_kind.items())}
-    everything = [x for v in by_kind.values() for x in v]
-    return {"dataset": "sample_corpus", "questions": len(rows), "default": default_name(settings),
-            "configs": {default_name(settings): {"hit@5": round(sum(everything) / len(everything), 4),
-                                                 "by_kind": kinds}},
+    for name, config in configs.items():
+        by_kind: dict[str, list[float]] = defaultdict(list)
+        for row, vector in zip(rows, vectors, strict=True):
+            hits = retriever.search(row["question"], set(row.get("groups") or []), top_k=5, config=config,
+                                    query_vector=vector)
+            if row["answerable"]:
+                relevant = set(row["relevant_document_ids"])
+                by_kind[row["kind"]].append(float(bool(relevant & {h.document_id for h in hits})))
+            if name == f"{prefix}/bm25":
+                top = hits[0].score if hits else 0.0
+                (answer_scores if row["answerable"] else refusal_scores).append(top)
+        everything = [x for v in by_kind.values() for x in v]
+        results[name] = {"hit@5": round(sum(everything) / len(everything), 4), "questions": len(everything),
+                         "by_kind": {k: {"hit@5": round(sum(v) / len(v), 4), "questions": len(v)}
+                                     for k, v in sorted(by_kind.items())}}
+    return {"dataset": "sample_corpus", "questions": len(rows), "default": f"{prefix}/{fused}",
+            "configs": results,
             "refusal": {"unanswerable": len(refusal_scores),
                         "median_top_bm25_unanswerable": round(float(np.median(refusal_scores or [0])), 3),
                         "median_top_bm25_answerable": round(float(np.median(answer_scores or [0])), 3)}}

@@ -1,0 +1,79 @@
+"""Per-chunk extraction, cached by content: only chunks whose key is not cached are extracted.
+
+The key is sha256(extractor id, document title, chunk text); the extractor id is ``rules-v1`` or
+``llm:<model>:<prompt version>``, so changing the model or the prompt re-extracts, and the rules' and each
+model's results live side by side (``cache/graph/<extractor id>/``). An LLM call that fails falls back to the
+rules for this run only (not cached), so the next run asks again."""
+
+from __future__ import annotations
+
+import logging
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from graph_index.extraction import EXTRACTOR_VERSION, extract_rules
+from graph_index.records import CACHE_SCHEMA, ChunkGraph, from_rows, to_rows
+from lakehouse.ids import sha256_text
+from transforms.llm import LLMClient, LLMError
+from transforms.vector_cache import PartCache
+
+__all__ = ["extract_chunks", "extractor_id"]
+
+log = logging.getLogger(__name__)
+
+_FLUSH_EVERY = 256
+
+
+def extractor_id(client: LLMClient | None) -> str:
+    if client is None:
+        return EXTRACTOR_VERSION
+    from graph_index.llm_extraction import PROMPT_VERSION
+
+    return f"llm:{client.model}:{PROMPT_VERSION}"
+
+
+def extract_chunks(chunks: list[dict], cache_root: Path, client: LLMClient | None,
+                   concurrency: int = 4) -> tuple[list[ChunkGraph], dict[str, int]]:
+    """The graph of each chunk (``chunk_id``, ``title``, ``text``), in order, and counts: extracted, cached,
+    llm_fallbacks (invalid answers, cached) and llm_errors (failed calls, not cached)."""
+    ident = extractor_id(client)
+    cache = PartCache(cache_root / re.sub(r"[^A-Za-z0-9._-]+", "_", ident)[:120], CACHE_SCHEMA)
+    keys = [sha256_text(ident, c["title"] or "", c["text"]) for c in chunks]
+    have = cache.keys()
+    todo = sorted({k: c for k, c in zip(keys, chunks, strict=True) if k not in have}.items())
+    stats = {"extracted": len(todo), "cached": len(set(keys)) - len(todo), "llm_fallbacks": 0,
+             "llm_errors": 0}
+    transient: dict[str, ChunkGraph] = {}
+    for start in range(0, len(todo), _FLUSH_EVERY):
+        batch = todo[start:start + _FLUSH_EVERY]
+        if client is None:
+            results = [extract_rules(c["text"], c["title"] or "") for _, c in batch]
+        else:
+            with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+                results = list(pool.map(lambda kc: _ask(client, kc[1]), batch))
+        keep = [(k, g) for (k, _), g in zip(batch, results, strict=True) if g.source != "rules-error"]
+        for (key, _), graph in zip(batch, results, strict=True):
+            if graph.source == "rules-error":
+                stats["llm_errors"] += 1
+                graph.source = "rules-fallback"
+                transient[key] = graph
+        if keep:
+            cache.append(to_rows([k for k, _ in keep], [g for _, g in keep]))
+    cache.compact()
+    found = from_rows(cache.read(keys))
+    found.update(transient)
+    stats["llm_fallbacks"] = sum(1 for k in set(keys) if found[k].source == "rules-fallback")
+    return [found[k] for k in keys], stats
+
+
+def _ask(client: LLMClient, chunk: dict) -> ChunkGraph:
+    from graph_index.llm_extraction import llm_extract
+
+    try:
+        return llm_extract(client, chunk["text"], chunk["title"] or "")
+    except LLMError as exc:
+        log.warning("graph extraction of %s falls back to rules for this run: %s", chunk["chunk_id"], exc)
+        graph = extract_rules(chunk["text"], chunk["title"] or "")
+        graph.source, graph.note = "rules-error", f"LLM call failed: {exc.reason}"
+        return graph

@@ -1,0 +1,134 @@
+"""Answer texts: the refusal, the extractive answer, the checked LLM answer, and the catalog listing."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from serving.answers import citations, prompt
+from serving.answers.catalog import CatalogQuery
+from serving.answers.engine import Engine
+from serving.answers.generation import Generator
+from serving.answers.modes import Retrieved
+from serving.answers.relevance import Relevance
+from serving.answers.sentences import Unit, best_units, split_units
+from serving.answers.types import CatalogItem, EvidenceItem, Filters, Suggestion
+from serving.answers.wording import META, describe_review, fmt_date, is_refusal, not_found
+from transforms.llm import LLMError
+
+log = logging.getLogger(__name__)
+
+MAX_SUGGESTIONS = 3
+MAX_LISTED = 50
+
+
+@dataclass
+class Draft:
+    """An answer text with the source numbers it cites, its status and how it was made."""
+
+    text: str
+    cited: list[int]
+    status: str
+    generator: str
+    warnings: list[str] = field(default_factory=list)
+    streamed: bool = False  # its text already went out as stream tokens
+
+
+def suggestions(engine: Engine, retrieved: Retrieved) -> list[Suggestion]:
+    """Owners of the closest documents (all readable by the caller: they come from its own evidence)."""
+    out: list[Suggestion] = []
+    for item in retrieved.evidence:
+        if item.kind != "chunk" or not item.document_id or any(s.document_id == item.document_id for s in out):
+            continue
+        row = engine.catalog.rows.get(item.document_id) or {}
+        out.append(Suggestion(document_id=item.document_id, title=item.title or "", path=item.path or "",
+                              department=row.get("department"), responsible=row.get("responsible"),
+                              approver=row.get("approver")))
+        if len(out) >= MAX_SUGGESTIONS:
+            break
+    return out
+
+
+def refusal(language: str) -> Draft:
+    return Draft(not_found(language), [], "not_found", "rules")
+
+
+def extractive(question: str, language: str, retrieved: Retrieved, relevance: Relevance,
+               filters: Filters | None, limit: int = 3) -> Draft:
+    """The best covering units of the sources, each followed by its citation."""
+    weights = relevance.weights(question, language)
+    units = [Unit(text, s.n, i) for s in retrieved.sources for i, text in enumerate(split_units(s.text))]
+    context = {s.n: f"{s.title} {s.section}" for s in retrieved.sources}  # a unit is read in its section
+    rank = {s.n: max(1.0 - 0.02 * (s.n - 1), 0.5) for s in retrieved.sources}
+    scores = [relevance.coverage(f"{context[u.source]} {u.text}", language, weights) * rank[u.source]
+              for u in units]
+    picked = best_units(units, scores, limit)
+    if not picked:
+        return refusal(language)
+    lines = [f"{u.text} [{u.source}]" for u in picked]
+    header = prompt.describe_filters(filters, language)
+    text = "\n".join([header, *lines] if header else lines)
+    return Draft(text, list(dict.fromkeys(u.source for u in picked)), "answered", "extractive")
+
+
+def checked(text: str, retrieved: Retrieved, generator: str, fallback: Draft, language: str) -> Draft:
+    """A model's answer with its citations checked; repaired, or downgraded to ``fallback`` when nothing valid
+    is cited."""
+    if is_refusal(text):
+        return Draft(not_found(language), [], "not_found", generator)
+    result = citations.check(text, len(retrieved.sources), retrieved.ids)
+    warnings = [f"removed citations to unknown sources: {', '.join(result.invalid)}"] if result.invalid else []
+    if not result.valid:
+        warnings.append("the generated answer cited no valid source; the extractive answer is returned instead")
+        return Draft(fallback.text, fallback.cited, "partial" if fallback.status == "answered" else fallback.status,
+                     fallback.generator, warnings)
+    return Draft(result.text, result.cited, "answered", generator, warnings)
+
+
+def generated(gen: Generator, question: str, language: str, retrieved: Retrieved, filters: Filters | None,
+              fallback: Draft) -> Draft:
+    if retrieved.graph_answer:  # global search wrote it already (its ids are mapped to source numbers)
+        return checked(retrieved.graph_answer, retrieved, f"llm:{gen.model}", fallback, language)
+    messages = prompt.messages(question, language, retrieved.sources, retrieved.notes, filters)
+    try:
+        text = gen.complete(messages)
+    except LLMError as exc:
+        log.warning("generation failed, extractive answer returned: %s", exc)
+        return Draft(fallback.text, fallback.cited, fallback.status, fallback.generator,
+                     [f"the language model failed ({exc.reason}); the extractive answer is returned"])
+    return checked(text, retrieved, f"llm:{gen.model}", fallback, language)
+
+
+def catalog_evidence(items: list[CatalogItem], engine: Engine) -> list[EvidenceItem]:
+    return [EvidenceItem(kind="document", id=i.document_id, score=1.0, text=i.title, n=n, document_id=i.document_id,
+                         title=i.title, path=i.path, doc_type=i.doc_type, metadata=engine.catalog.meta(i.document_id))
+            for n, i in enumerate(items[:MAX_LISTED], start=1)]
+
+
+def catalog_text(items: list[CatalogItem], total: int, query: CatalogQuery, language: str) -> Draft:
+    """A listing of catalog rows, each with its owners and review date, each cited."""
+    if not items:
+        return refusal(language)
+    names, pt = META[language], language == "pt"
+    as_of = fmt_date(query.as_of, language)
+    if query.due_within_days is not None:
+        head = (f"{total} documento(s) com revisão prevista nos próximos {query.due_within_days} dias (a partir de "
+                f"{as_of}):" if pt else
+                f"{total} document(s) due for review in the next {query.due_within_days} days (as of {as_of}):")
+    elif query.outdated:
+        head = (f"{total} documento(s) com a revisão vencida em {as_of}:" if pt else
+                f"{total} document(s) overdue for review as of {as_of}:")
+    else:
+        head = f"{total} documento(s) encontrados:" if pt else f"{total} document(s) found:"
+    lines = [head]
+    for n, item in enumerate(items[:MAX_LISTED], start=1):
+        parts = [f"{names['next_review_date']}: {fmt_date(item.next_review_date, language)} "
+                 f"({describe_review(item.review_status, language)})"]
+        for key in ("responsible", "approver", "department", "version"):
+            if value := getattr(item, key):
+                parts.append(f"{names[key]}: {value}")
+        lines.append(f"- {item.title} — {'; '.join(parts)} [{n}]")
+    if total > len(items[:MAX_LISTED]):
+        more = total - len(items[:MAX_LISTED])
+        lines.append(f"(+{more} documento(s) não listados)" if pt else f"(+{more} more document(s) not listed)")
+    return Draft("\n".join(lines), list(range(1, len(items[:MAX_LISTED]) + 1)), "answered", "catalog")

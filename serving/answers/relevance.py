@@ -1,0 +1,61 @@
+"""How well evidence covers a question, for the refusal decision, and for ranking extractive sentences.
+
+coverage(text) = the IDF-weighted share of the question's analysed terms (BM25's analysis: stems, folded
+accents, whole identifiers) that occur in ``text``. The relevance of a set of evidence is the best single
+item's coverage, so a question whose key terms are spread over unrelated passages still scores low. A code in
+the question ("CT-2024-0817") that no chunk readable by the caller contains makes the question unanswerable
+whatever the coverage.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from serving.search.index import SearchIndex
+from transforms.analysis import analyze
+
+_CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
+
+
+class Relevance:
+    def __init__(self, index: SearchIndex) -> None:
+        self.index = index
+        self.sparse = index.sparse
+        self.n = max(self.sparse.matrix.shape[0], 1)
+
+    def _df(self, term: str) -> int:
+        column = self.sparse.vocabulary.get(term)
+        matrix = self.sparse.matrix
+        return 0 if column is None else int(matrix.indptr[column + 1] - matrix.indptr[column])
+
+    def weights(self, question: str, language: str) -> dict[str, float]:
+        """Lucene BM25 idf of each distinct question term."""
+        return {t: math.log(1 + (self.n - self._df(t) + 0.5) / (self._df(t) + 0.5))
+                for t in dict.fromkeys(analyze(question, language))}
+
+    @staticmethod
+    def coverage(text: str, language: str, weights: dict[str, float]) -> float:
+        total = sum(weights.values())
+        if not total:
+            return 0.0
+        present = set(analyze(text, language)) & weights.keys()
+        return sum(weights[t] for t in present) / total
+
+    def score(self, question: str, language: str, texts: list[str]) -> float:
+        weights = self.weights(question, language)
+        return max((self.coverage(t, language, weights) for t in texts), default=0.0)
+
+    def missing_codes(self, question: str, language: str, readable: np.ndarray) -> list[str]:
+        """Codes named in the question that no readable chunk contains."""
+        matrix = self.sparse.matrix
+        missing = []
+        for term in dict.fromkeys(analyze(question, language)):
+            if not _CODE.fullmatch(term):
+                continue
+            column = self.sparse.vocabulary.get(term)
+            if column is None or not readable[matrix.indices[matrix.indptr[column]:matrix.indptr[column + 1]]].any():
+                missing.append(term)
+        return missing

@@ -1,0 +1,106 @@
+"""Splitting chunk text into answerable units, and the extractive answer: the units that best cover the
+question, each followed by the citation of its source.
+
+A unit is a sentence of a paragraph, a list item, or a table row rendered with its header ("Risco: alto;
+Escore: 10 a 12"). The chunk's leading "[Title — Section]" line and Markdown headings are not units.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ABBREVIATIONS = {"dr", "dra", "sr", "sra", "enf", "farm", "nutr", "prof", "art", "arts", "n", "nº", "no", "fl",
+                  "p", "pág", "pag", "ltda", "inc", "co", "cf", "vol", "min", "máx", "max", "aprox", "e.g", "i.e",
+                  "etc", "obs", "tel", "av", "s.a", "jr"}
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"”)]?\s+(?=[\"“(]?[A-ZÀ-ÖØ-Þ0-9])")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
+MAX_UNIT = 400
+
+
+@dataclass(frozen=True)
+class Unit:
+    text: str
+    source: int  # source number (1-based) the unit came from
+    position: int  # order within the source
+
+
+def _sentences(paragraph: str) -> list[str]:
+    out, start = [], 0
+    for match in _BOUNDARY.finditer(paragraph):
+        before = paragraph[start:match.start()].rstrip("\"”)")
+        last_word = before.rsplit(None, 1)[-1].rstrip(".").lower() if before.split() else ""
+        if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
+            continue
+        out.append(paragraph[start:match.start()].strip())
+        start = match.end()
+    out.append(paragraph[start:].strip())
+    return [s for s in out if s]
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def split_units(text: str) -> list[str]:
+    """Answerable units of one chunk's text, in order."""
+    lines = text.splitlines()
+    if lines and lines[0].startswith("[") and lines[0].rstrip().endswith("]"):
+        lines = lines[1:]
+    units: list[str] = []
+    paragraph: list[str] = []
+    header: list[str] | None = None
+
+    def flush() -> None:
+        if paragraph:
+            units.extend(_sentences(" ".join(paragraph)))
+            paragraph.clear()
+
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if line.startswith("|"):
+            flush()
+            following = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            if _TABLE_RULE.match(line):
+                continue
+            if header is None and _TABLE_RULE.match(following):
+                header = _cells(line)
+                continue
+            cells = _cells(line)
+            if header and len(header) == len(cells):
+                units.append("; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c))
+            else:
+                units.append(" | ".join(c for c in cells if c))
+            continue
+        header = None
+        if not line or line.startswith("#"):
+            flush()
+            continue
+        if _LIST_ITEM.match(line):
+            flush()
+            units.extend(_sentences(_LIST_ITEM.sub("", line)))
+            continue
+        paragraph.append(line)
+    flush()
+    return [u if len(u) <= MAX_UNIT else u[: MAX_UNIT - 1].rstrip() + "…" for u in units]
+
+
+def best_units(units: list[Unit], scores: list[float], limit: int = 3, floor: float = 0.5) -> list[Unit]:
+    """Up to ``limit`` distinct units scoring at least ``floor`` x the best score (and above 0), best first;
+    ties go to the better-ranked source, then to the earlier unit."""
+    if not units:
+        return []
+    order = sorted(range(len(units)), key=lambda i: (-scores[i], units[i].source, units[i].position))
+    best = scores[order[0]]
+    picked: list[Unit] = []
+    seen: set[str] = set()
+    for i in order:
+        if scores[i] <= 0 or scores[i] < floor * best or len(picked) >= limit:
+            break
+        key = " ".join(units[i].text.lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        picked.append(units[i])
+    return picked

@@ -1,0 +1,226 @@
+"""``AnswerService``: what the API's controllers call. Every method takes the caller, reads the engine in
+service once (so a snapshot switch never splits a request) and applies the caller's groups before ranking."""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+from serving.answers import compose, modes
+from serving.answers.access import Caller
+from serving.answers.catalog import CatalogQuery
+from serving.answers.engine import Engine
+from serving.answers.errors import InvalidRequest, ModeUnavailable, NotFound
+from serving.answers.intent import catalog_query, route
+from serving.answers.reloader import SnapshotHolder
+from serving.answers.streaming import stream_answer
+from serving.answers.types import (Answer, CatalogPage, Citation, Document, DocumentMeta, QueryRequest,
+                                   SearchHit, SearchRequest, SearchResults, Section, SectionList, SectionRef)
+from serving.answers.wording import language_of
+from serving.search.retriever import RetrievalConfig, SearchError
+
+DEFAULT_MIN_RELEVANCE = 0.365
+
+
+def _graph_errors() -> tuple[type[Exception], ...]:
+    try:
+        from graph_index.search.errors import GraphSearchError
+    except ImportError:
+        return ()
+    return (GraphSearchError,)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+class AnswerService:
+    def __init__(self, holder: SnapshotHolder, min_relevance: float = DEFAULT_MIN_RELEVANCE) -> None:
+        self.holder = holder
+        self.min_relevance = min_relevance
+
+    # -- questions -------------------------------------------------------------------------------------------
+    def catalog_names(self, engine: Engine | None = None) -> tuple[list[str], dict[str, list[str]], list[str]]:
+        """Departments, people (approvers, responsibles) and document types, for reading catalog questions."""
+        cat = (engine or self.holder.require()).catalog
+        return cat.values("department"), {k: cat.values(k) for k in ("approver", "responsible")}, \
+            cat.values("doc_type")
+
+    def prepare(self, req: QueryRequest, caller: Caller) -> dict:
+        """Everything up to the answer text: the mode, the evidence, the relevance and the refusal decision."""
+        engine = self.holder.require()
+        started = time.perf_counter()
+        question = " ".join(req.question.split())
+        if not question:
+            raise InvalidRequest("question must not be blank", "question")
+        language = language_of(question)
+        mode, cq = req.mode, None
+        if mode == "auto":
+            mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine))
+        elif mode == "catalog":
+            cq = catalog_query(question, *self.catalog_names(engine))
+            if cq is None:
+                raise InvalidRequest("mode 'catalog' needs a listing question about document metadata (review "
+                                     "dates, owners, departments, types); use GET /v1/catalog for filters", "mode")
+        state = {"engine": engine, "question": question, "language": language, "mode_used": mode, "req": req,
+                 "caller": caller, "started": started, "catalog": None, "retrieved": None}
+        if cq is not None:
+            cq = CatalogQuery(**{**cq.__dict__, "as_of": req.as_of or date.today()})
+            items, total = engine.catalog.query(cq, caller.effective)
+            state["catalog"] = (cq, items, total)
+            state["draft"] = compose.catalog_text(items, total, cq, language)
+            state["retrieved"] = modes.Retrieved("catalog", evidence=compose.catalog_evidence(items, engine))
+            state["retrieved"].timings["catalog_ms"] = _ms(started)
+            state["relevance"] = None
+            return state
+        t = time.perf_counter()
+        vector = engine.embed(question) if engine.embedder is not None else None
+        embed_ms = _ms(t)
+        try:
+            if mode == "basic":
+                retrieved = modes.basic(engine, question, caller.effective, req.filters, req.top_k, vector)
+            else:
+                retrieved = modes.graph(engine, mode, question, caller.effective, req.filters, req.top_k,
+                                        req.community_level, vector)
+        except SearchError as exc:
+            raise InvalidRequest(str(exc)) from exc
+        except _graph_errors() as exc:  # a bad community level, or graph tables that do not load
+            unavailable = type(exc).__name__ == "GraphNotReady"
+            raise (ModeUnavailable if unavailable else InvalidRequest)(str(exc)) from exc
+        retrieved.timings["embed_ms"] = embed_ms
+        if mode == "global":  # rated points (0-100) already measure how each report finding covers the question
+            relevance = max((e.score for e in retrieved.evidence), default=0.0) / 100
+        else:
+            relevance = engine.relevance.score(question, language, [s.text for s in retrieved.sources])
+        mask = engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters))
+        missing = engine.relevance.missing_codes(question, language, mask)
+        state.update(retrieved=retrieved, relevance=round(relevance, 4))
+        if missing:
+            retrieved.warnings.append(f"no readable document contains {', '.join(m.upper() for m in missing)}")
+        below = relevance < self.min_relevance and mode != "global"
+        if not retrieved.sources or below or missing:
+            state["draft"] = compose.refusal(language)
+        else:
+            state["draft"] = None
+        return state
+
+    def fallback(self, state: dict) -> compose.Draft:
+        retrieved: modes.Retrieved = state["retrieved"]
+        return compose.extractive(state["question"], state["language"], retrieved, state["engine"].relevance,
+                                  state["req"].filters)
+
+    def finish(self, state: dict, draft: compose.Draft, request_id: str) -> Answer:
+        engine: Engine = state["engine"]
+        retrieved: modes.Retrieved = state["retrieved"]
+        req: QueryRequest = state["req"]
+        status = draft.status
+        if status == "answered" and retrieved.partial:
+            status = "partial"
+        by_n = {e.n: e for e in retrieved.evidence if e.n is not None}
+        cites = [Citation(n=n, kind=e.kind if e.kind in ("chunk", "report", "document") else "chunk", id=e.id,
+                          document_id=e.document_id, title=e.title, section=e.section, pages=e.pages, path=e.path,
+                          doc_type=e.doc_type, metadata=e.metadata)
+                 for n in draft.cited if (e := by_n.get(n)) is not None]
+        timings = dict(retrieved.timings)
+        timings["total_ms"] = _ms(state["started"])
+        return Answer(request_id=request_id, question=req.question, mode=req.mode, mode_used=state["mode_used"],
+                      status=status, answer=draft.text, language=state["language"], citations=cites,
+                      evidence=retrieved.evidence,
+                      suggestions=compose.suggestions(engine, retrieved) if status == "not_found" else [],
+                      filters=req.filters, generator=draft.generator, relevance=state["relevance"],
+                      timings=timings, snapshot_id=engine.snapshot_id,
+                      warnings=[*retrieved.warnings, *draft.warnings])
+
+    def query(self, req: QueryRequest, caller: Caller, request_id: str) -> Answer:
+        state = self.prepare(req, caller)
+        draft = state["draft"]
+        if draft is None:
+            fallback = self.fallback(state)
+            gen = state["engine"].generator
+            if gen is not None and req.generate and fallback.status != "not_found":
+                t = time.perf_counter()
+                draft = compose.generated(gen, state["question"], state["language"], state["retrieved"],
+                                          req.filters, fallback)
+                state["retrieved"].timings["generation_ms"] = _ms(t)
+            else:
+                draft = fallback
+        return self.finish(state, draft, request_id)
+
+    def query_stream(self, req: QueryRequest, caller: Caller, request_id: str):
+        """Server-sent events (event name, data) for one question; see ``streaming``."""
+        state = self.prepare(req, caller)
+        return stream_answer(self, state, request_id)
+
+    def readiness(self) -> dict:
+        engine = self.holder.engine
+        body: dict = {"ready": engine is not None, "snapshot_id": engine.snapshot_id if engine else None}
+        if engine is not None:
+            body.update(chunks=len(engine.index), documents=len(engine.documents), graph=engine.graph is not None,
+                        catalog=engine.catalog.source, llm=engine.generator.model if engine.generator else None)
+        if self.holder.failed:
+            body["refused"] = dict(self.holder.failed)
+        return body
+
+    # -- retrieval, documents, catalog -----------------------------------------------------------------------
+    def search(self, req: SearchRequest, caller: Caller) -> SearchResults:
+        engine = self.holder.require()
+        retriever = engine.retriever()
+        config = RetrievalConfig(**{**engine.config.__dict__, "method": req.method})
+        try:
+            hits = retriever.search(req.question, caller.effective, modes.retrieval_filters(req.filters),
+                                    req.top_k, config)
+        except SearchError as exc:
+            raise InvalidRequest(str(exc), "question") from exc
+        return SearchResults(query=req.question, snapshot_id=engine.snapshot_id,
+                             timings={k: round(v, 3) for k, v in retriever.timings.items()},
+                             hits=[SearchHit(chunk_id=h.chunk_id, document_id=h.document_id, title=h.title,
+                                             section=modes._section(h.heading_path), heading_path=h.heading_path,
+                                             pages=h.pages, path=h.path, doc_type=h.doc_type, text=h.text,
+                                             score=round(h.score, 6),
+                                             scores={k: round(v, 6) for k, v in h.scores.items() if v == v})
+                                   for h in hits])
+
+    def _rows(self, engine: Engine, document_id: str, caller: Caller) -> list[int]:
+        rows = engine.documents.get(document_id)
+        if not rows or not engine.row_readable(rows[0], caller.effective):
+            raise NotFound("document not found (or not readable with this key)")
+        return rows
+
+    def _section(self, engine: Engine, row: int) -> Section:
+        ix = engine.index
+        return Section(chunk_id=ix.chunk_ids[row], document_id=ix.document_ids[row], ordinal=engine.ordinals[row],
+                       heading_path=list(ix.heading_paths[row]), section=modes._section(list(ix.heading_paths[row])),
+                       pages=list(ix.pages[row]), text=ix.texts[row])
+
+    def document(self, document_id: str, caller: Caller) -> Document:
+        engine = self.holder.require()
+        rows = self._rows(engine, document_id, caller)
+        ix = engine.index
+        row = engine.catalog.rows.get(document_id) or {}
+        return Document(document_id=document_id, title=row.get("title") or ix.titles[rows[0]],
+                        path=ix.paths[rows[0]], doc_type=str(ix.doc_types[rows[0]]),
+                        metadata=engine.catalog.meta(document_id) or DocumentMeta(),
+                        sections=[SectionRef(chunk_id=ix.chunk_ids[r], ordinal=engine.ordinals[r],
+                                             section=modes._section(list(ix.heading_paths[r])),
+                                             pages=list(ix.pages[r])) for r in rows],
+                        snapshot_id=engine.snapshot_id)
+
+    def sections(self, document_id: str, caller: Caller) -> SectionList:
+        engine = self.holder.require()
+        rows = self._rows(engine, document_id, caller)
+        return SectionList(document_id=document_id, sections=[self._section(engine, r) for r in rows],
+                           snapshot_id=engine.snapshot_id)
+
+    def section(self, document_id: str, chunk_id: str, caller: Caller) -> Section:
+        engine = self.holder.require()
+        rows = self._rows(engine, document_id, caller)
+        for r in rows:
+            if engine.index.chunk_ids[r] == chunk_id:
+                return self._section(engine, r)
+        raise NotFound("section not found in this document")
+
+    def catalog(self, query: CatalogQuery, caller: Caller) -> CatalogPage:
+        engine = self.holder.require()
+        query = CatalogQuery(**{**query.__dict__, "as_of": query.as_of or date.today()})
+        items, total = engine.catalog.query(query, caller.effective)
+        return CatalogPage(items=items, total=total, as_of=query.as_of, snapshot_id=engine.snapshot_id,
+                           query=query.describe())

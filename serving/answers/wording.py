@@ -1,0 +1,61 @@
+"""Fixed texts built in code, in the question's language (Portuguese unless the question is English)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from transforms.analysis import detect_language
+
+NOT_FOUND = {
+    "pt": "Não encontrei essa informação nos documentos disponíveis.",
+    "en": "I could not find this information in the available documents.",
+}
+SUGGEST = {
+    "pt": "Documentos mais próximos e seus responsáveis:",
+    "en": "Closest documents and who owns them:",
+}
+FILTERS = {"pt": "Filtros aplicados", "en": "Filters applied"}
+FILTER_NAMES = {
+    "pt": {"doc_types": "tipo", "departments": "departamento", "path_prefix": "pasta", "issued_from": "emitido desde",
+           "issued_to": "emitido até", "review_from": "revisão desde", "review_to": "revisão até"},
+    "en": {"doc_types": "type", "departments": "department", "path_prefix": "folder", "issued_from": "issued from",
+           "issued_to": "issued to", "review_from": "review from", "review_to": "review to"},
+}
+META = {
+    "pt": {"version": "versão", "department": "departamento", "responsible": "responsável", "approver": "aprovador",
+           "issue_date": "emissão", "last_review_date": "última revisão", "next_review_date": "próxima revisão",
+           "doc_type": "tipo", "section": "seção", "pages": "páginas"},
+    "en": {"version": "version", "department": "department", "responsible": "responsible", "approver": "approver",
+           "issue_date": "issued", "last_review_date": "last review", "next_review_date": "next review",
+           "doc_type": "type", "section": "section", "pages": "pages"},
+}
+
+
+def language_of(question: str) -> str:
+    return detect_language(question)
+
+
+def fmt_date(value: date | None, language: str) -> str:
+    if value is None:
+        return "-"
+    return value.strftime("%d/%m/%Y") if language == "pt" else value.isoformat()
+
+
+def not_found(language: str) -> str:
+    return NOT_FOUND.get(language, NOT_FOUND["pt"])
+
+
+def is_refusal(text: str) -> bool:
+    """The model answered with (or around) the fixed not-found message."""
+    folded = " ".join(text.lower().split())
+    return any(message.lower().rstrip(".") in folded for message in NOT_FOUND.values())
+
+
+REVIEW = {
+    "pt": {"ok": "em dia", "due_soon": "vence em breve", "overdue": "vencida", "unknown": "sem data"},
+    "en": {"ok": "up to date", "due_soon": "due soon", "overdue": "overdue", "unknown": "no date"},
+}
+
+
+def describe_review(status: str, language: str) -> str:
+    return REVIEW.get(language, REVIEW["pt"]).get(status, status)

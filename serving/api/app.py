@@ -1,0 +1,76 @@
+"""The app factory: settings read once, one service per process, thin controllers, one exception handler,
+explicit operation ids, the OpenAPI document at /schema (JSON and YAML, no CDN assets)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Litestar
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+
+from lakehouse.paths import LakePaths
+from lakehouse.settings import get_settings
+from serving.answers import Access, AnswerService, Caller, SnapshotHolder
+from serving.answers.generation import Generator
+from serving.api.config import ApiConfig
+from serving.api.controllers import CatalogController, DocumentController, OpsController, QueryController
+from serving.api.errors import handle
+from serving.api.observability import Metrics, ObservedApp
+from serving.api.page import page, static_router
+
+DESCRIPTION = """Questions over the published document snapshot, answered with validated citations.
+Authenticate with `X-API-Key` (or `Authorization: Bearer`); without a key only public documents are visible.
+Errors are JSON: `{status_code, error, detail, field?, request_id}`."""
+
+
+def _caller(request: Any) -> Caller:
+    caller = request.app.state.access.caller(request.headers)
+    request.scope.setdefault("state", {})["caller"] = caller.name
+    return caller
+
+
+def _service(request: Any) -> AnswerService:
+    return request.app.state.service
+
+
+def create_app(settings: Any = None, holder: SnapshotHolder | None = None, access: Access | None = None,
+               watch: bool = True) -> Litestar:
+    """The API over ``settings.home``'s published snapshot; ``watch`` follows the pointer for new ones."""
+    settings = settings or get_settings()
+    config = ApiConfig.from_settings(settings)
+    access = access or Access.from_config(config.api_keys_file, config.api_keys, config.api_trust_gateway,
+                                          config.api_gateway_header)
+    holder = holder or SnapshotHolder(settings, catalog_table=config.api_catalog_table)
+    if holder.generator is None:
+        holder.generator = Generator.from_settings(settings, LakePaths(settings.home).cache / "llm-answers",
+                                                   config.api_answer_max_tokens)
+    service = AnswerService(holder, config.api_min_relevance)
+
+    def startup() -> None:
+        if watch:
+            holder.start(config.api_reload_interval)
+        else:
+            holder.refresh()
+
+    openapi = OpenAPIConfig(
+        title="lakerag", version="1", description=DESCRIPTION, path="/schema",
+        render_plugins=[JsonRenderPlugin(), YamlRenderPlugin()],
+        components=Components(security_schemes={"apiKey": SecurityScheme(
+            type="apiKey", name="X-API-Key", security_scheme_in="header",
+            description="API key mapped to access groups; optional (public documents only without one)")}),
+        security=[{}, {"apiKey": []}], use_handler_docstrings=False)
+    return ObservedApp(
+        route_handlers=[QueryController, DocumentController, CatalogController, OpsController, page, static_router()],
+        dependencies={"service": Provide(_service, sync_to_thread=False),
+                      "caller": Provide(_caller, sync_to_thread=False)},
+        exception_handlers={Exception: handle},
+        openapi_config=openapi,
+        on_startup=[startup], on_shutdown=[holder.stop],
+        state=State({"service": service, "access": access, "metrics": Metrics(), "config": config}),
+        logging_config=None,  # logging belongs to the process (``lakerag serve`` sets it up)
+        debug=False,
+    )

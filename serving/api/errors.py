@@ -1,0 +1,42 @@
+"""One exception handler: domain errors become 4xx with a clear message; anything else is a logged 500."""
+
+from __future__ import annotations
+
+import logging
+
+from litestar import MediaType, Request, Response
+from litestar.exceptions import HTTPException
+
+from lakehouse.errors import LakeragError
+from serving.answers.errors import InvalidRequest, ModeUnavailable, NotFound, NotReady, Unauthorized
+from serving.search.index import IndexNotReady
+from serving.search.retriever import SearchError
+
+log = logging.getLogger(__name__)
+
+STATUS = ((Unauthorized, 401, "unauthorized"), (NotFound, 404, "not_found"), (InvalidRequest, 400, "invalid_request"),
+          (SearchError, 400, "invalid_request"), (ModeUnavailable, 409, "mode_unavailable"),
+          (NotReady, 503, "not_ready"), (IndexNotReady, 503, "not_ready"))
+
+
+def _body(request: Request, status: int, error: str, detail: str, **extra) -> Response:
+    content = {"status_code": status, "error": error, "detail": detail,
+               "request_id": request.scope.get("state", {}).get("request_id"), **extra}
+    headers = {"www-authenticate": 'ApiKey header="X-API-Key"'} if status == 401 else None
+    return Response(content, status_code=status, media_type=MediaType.JSON, headers=headers)
+
+
+def handle(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, HTTPException):  # routing, validation and body errors from Litestar itself
+        extra = {"fields": exc.extra} if exc.extra else {}
+        error = "invalid_request" if exc.status_code == 400 else "http_error"
+        return _body(request, exc.status_code, error, str(exc.detail), **extra)
+    for kind, status, error in STATUS:
+        if isinstance(exc, kind):
+            field = getattr(exc, "field", None)
+            return _body(request, status, error, str(exc), **({"field": field} if field else {}))
+    if isinstance(exc, LakeragError):
+        log.error("request failed: %s", exc)
+        return _body(request, 503, "unavailable", str(exc))
+    log.exception("unexpected error")
+    return _body(request, 500, "internal_error", "internal error; see the server log for the request id")

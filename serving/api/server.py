@@ -1,0 +1,42 @@
+"""Run the API under uvicorn, bound to 127.0.0.1 unless told otherwise."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+
+def serve(settings: Any, host: str | None = None, port: int | None = None, log_level: str = "info") -> None:
+    import uvicorn
+
+    from serving.api.app import create_app
+    from serving.api.config import ApiConfig
+
+    config = ApiConfig.from_settings(settings)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    request_log = logging.getLogger("lakerag.api")  # one JSON object per line, nothing around it
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    request_log.addHandler(handler)
+    request_log.propagate = False
+    uvicorn.run(create_app(settings), host=host or config.api_host, port=port or config.api_port, log_level=log_level,
+                access_log=False, lifespan="on")
+
+
+def examples(settings: Any, host: str | None = None, port: int | None = None) -> str:
+    """Example requests against the server about to start (printed by ``lakerag serve``)."""
+    from serving.api.config import ApiConfig
+
+    config = ApiConfig.from_settings(settings)
+    base = f"http://{host or config.api_host}:{port or config.api_port}"
+    return "\n".join([
+        f"lakerag API on {base}  (page: {base}/  OpenAPI: {base}/schema/openapi.json)",
+        "Try:",
+        f"  curl -s {base}/v1/query -H 'content-type: application/json' "
+        "-d '{\"question\": \"Qual é o prazo para prestar contas de despesas de viagem?\"}'",
+        f"  curl -s {base}/v1/query -H 'content-type: application/json' -H 'X-API-Key: <key>' "
+        "-d '{\"question\": \"Qual o valor mensal do contrato CT-2024-0203?\", \"mode\": \"hybrid\"}'",
+        f"  curl -s '{base}/v1/catalog?due_within_days=30'",
+        f"  curl -sN {base}/v1/query/stream -H 'content-type: application/json' "
+        "-d '{\"question\": \"Quais documentos vencem nos próximos 30 dias?\"}'",
+    ])

@@ -1,0 +1,175 @@
+"use strict";
+// The analysts' page: every value from the API is inserted as text (never as HTML).
+const $ = (id) => document.getElementById(id);
+const STATUS = { answered: "respondida", not_found: "não encontrada", partial: "parcial" };
+const REVIEW = { ok: "em dia", due_soon: "vence em breve", overdue: "vencida", unknown: "sem data" };
+let evidenceByN = new Map();
+
+function headers() {
+  const h = { "content-type": "application/json" };
+  const key = $("api-key").value.trim();
+  if (key) h["x-api-key"] = key;
+  return h;
+}
+
+async function api(path, options = {}) {
+  const response = await fetch(path, { ...options, headers: headers() });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.detail || `HTTP ${response.status}`);
+  return body;
+}
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  if (cls) node.className = cls;
+  return node;
+}
+
+function citeLink(n) {
+  const a = el("a", `[${n}]`, "cite");
+  a.href = "#";
+  a.dataset.n = String(n);
+  a.addEventListener("click", (event) => { event.preventDefault(); openCitation(n); });
+  return a;
+}
+
+function renderAnswer(text) {
+  const box = $("answer");
+  box.replaceChildren();
+  const parts = text.split(/(\[\d+\])/);
+  for (const part of parts) {
+    const m = /^\[(\d+)\]$/.exec(part);
+    if (m && evidenceByN.has(Number(m[1]))) box.appendChild(citeLink(Number(m[1])));
+    else box.appendChild(document.createTextNode(part));
+  }
+}
+
+function describe(item) {
+  const bits = [item.title || item.id];
+  if (item.section) bits.push(item.section);
+  if (item.pages && item.pages.length) bits.push(`p. ${item.pages.join(", ")}`);
+  const meta = item.metadata || {};
+  if (meta.responsible) bits.push(`responsável: ${meta.responsible}`);
+  if (meta.department) bits.push(meta.department);
+  return bits.join(" — ");
+}
+
+function renderResult(data) {
+  evidenceByN = new Map(data.evidence.filter((e) => e.n !== null && e.n !== undefined).map((e) => [e.n, e]));
+  $("result").hidden = false;
+  $("answer-status").textContent = STATUS[data.status] || data.status;
+  $("answer-status").dataset.status = data.status;
+  $("answer-mode").textContent = data.mode_used;
+  $("answer-snapshot").textContent = data.snapshot_id;
+  renderAnswer(data.answer);
+  const list = $("citations");
+  list.replaceChildren();
+  for (const c of data.citations) {
+    const li = el("li");
+    li.value = c.n;
+    li.appendChild(citeLink(c.n));
+    li.appendChild(document.createTextNode(" " + describe(c)));
+    list.appendChild(li);
+  }
+  $("citations-title").hidden = data.citations.length === 0;
+  const warnings = $("warnings");
+  warnings.replaceChildren(...(data.warnings || []).map((w) => el("li", w, "meta")));
+  const sug = $("suggestions");
+  sug.replaceChildren();
+  if (data.suggestions && data.suggestions.length) {
+    sug.appendChild(el("p", "Documentos mais próximos e seus responsáveis:"));
+    const ul = el("ul");
+    for (const s of data.suggestions) {
+      ul.appendChild(el("li", [s.title, s.department, s.responsible].filter(Boolean).join(" — ")));
+    }
+    sug.appendChild(ul);
+  }
+}
+
+async function openCitation(n) {
+  const item = evidenceByN.get(n);
+  if (!item) return;
+  $("passage").hidden = false;
+  $("passage-title").textContent = `[${n}] ${item.title || item.id}`;
+  $("passage-meta").textContent = [item.path, item.section].filter(Boolean).join(" — ");
+  if (item.kind === "chunk" && item.document_id) {
+    $("passage-text").textContent = "…";
+    try {
+      const s = await api(`/v1/documents/${encodeURIComponent(item.document_id)}/sections/${encodeURIComponent(item.id)}`);
+      $("passage-text").textContent = s.text;
+    } catch (err) { $("passage-text").textContent = String(err.message); }
+  } else if (item.kind === "document") {
+    await openDocument(item.document_id);
+  } else {
+    $("passage-text").textContent = item.text;
+  }
+}
+
+async function openDocument(documentId) {
+  $("passage").hidden = false;
+  $("passage-title").textContent = "…";
+  $("passage-meta").textContent = "";
+  $("passage-text").textContent = "…";
+  try {
+    const doc = await api(`/v1/documents/${encodeURIComponent(documentId)}/sections`);
+    const head = await api(`/v1/documents/${encodeURIComponent(documentId)}`);
+    $("passage-title").textContent = head.title;
+    $("passage-meta").textContent = head.path;
+    $("passage-text").textContent = doc.sections.map((s) => s.text).join("\n\n");
+  } catch (err) { $("passage-text").textContent = String(err.message); }
+}
+
+$("ask-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("ask-status").textContent = "consultando…";
+  $("ask-status").className = "";
+  try {
+    const data = await api("/v1/query", { method: "POST",
+      body: JSON.stringify({ question: $("question").value, mode: $("mode").value }) });
+    renderResult(data);
+    $("ask-status").textContent = "";
+  } catch (err) {
+    $("ask-status").textContent = err.message;
+    $("ask-status").className = "error";
+  }
+});
+
+$("catalog-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const params = new URLSearchParams();
+  if ($("cat-due").value !== "") params.set("due_within_days", $("cat-due").value);
+  if ($("cat-outdated").checked) params.set("outdated", "true");
+  if ($("cat-department").value.trim()) params.append("department", $("cat-department").value.trim());
+  if ($("cat-type").value.trim()) params.append("doc_type", $("cat-type").value.trim());
+  if ($("cat-asof").value) params.set("as_of", $("cat-asof").value);
+  try {
+    const page = await api(`/v1/catalog?${params}`);
+    $("catalog-total").textContent = `${page.total} documento(s) em ${page.as_of}`;
+    const body = $("catalog-table").querySelector("tbody");
+    body.replaceChildren();
+    for (const item of page.items) {
+      const tr = el("tr", null, item.review_status);
+      const link = el("a", item.title);
+      link.href = "#";
+      link.addEventListener("click", (e) => { e.preventDefault(); openDocument(item.document_id); });
+      const first = el("td");
+      first.appendChild(link);
+      tr.appendChild(first);
+      for (const v of [item.doc_type, item.department, item.responsible, item.approver, item.next_review_date,
+                       REVIEW[item.review_status] || item.review_status]) tr.appendChild(el("td", v || "-"));
+      body.appendChild(tr);
+    }
+  } catch (err) { $("catalog-total").textContent = err.message; }
+});
+
+for (const tab of document.querySelectorAll(".tab")) {
+  tab.addEventListener("click", () => {
+    for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t === tab);
+    $("view-ask").hidden = tab.dataset.view !== "ask";
+    $("view-catalog").hidden = tab.dataset.view !== "catalog";
+  });
+}
+$("passage-close").addEventListener("click", () => { $("passage").hidden = true; });
+$("api-key").value = sessionStorage.getItem("lakerag-key") || "";
+$("api-key").addEventListener("change", () => sessionStorage.setItem("lakerag-key", $("api-key").value));

@@ -1,0 +1,239 @@
+"""Every endpoint over HTTP: answers, search, documents, catalog, operations, OpenAPI, malformed input."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from tests.serving.api.conftest import AS_OF
+
+TRAVEL = "Qual é o prazo para prestar contas de despesas de viagem após o retorno?"
+
+
+def test_health_ready_and_metrics(api):
+    assert api.client.get("/health").json() == {"status": "ok"}
+    ready = api.client.get("/ready").json()
+    assert ready["ready"] and ready["snapshot_id"].startswith("snap_") and ready["chunks"] > 100
+    api.client.post("/v1/query", json={"question": TRAVEL})
+    metrics = api.client.get("/metrics")
+    assert metrics.headers["content-type"].startswith("text/plain")
+    text = metrics.text
+    assert 'lakerag_requests_total{method="POST",route="/v1/query",status="200"}' in text
+    assert 'lakerag_request_duration_seconds_bucket{route="/v1/query",le="+Inf"}' in text
+    assert 'lakerag_answers_total{mode="basic",status="answered"}' in text
+    assert f'lakerag_snapshot_info{{snapshot_id="{ready["snapshot_id"]}"}} 1' in text
+    assert "lakerag_ready 1" in text
+
+
+def test_openapi_has_explicit_operation_ids(api):
+    schema = api.client.get("/schema/openapi.json").json()
+    ids = {op["operationId"] for path in schema["paths"].values() for op in path.values() if "operationId" in op}
+    assert {"query", "queryStream", "search", "getDocument", "listDocumentSections", "getDocumentSection",
+            "getCatalog", "health", "ready", "metrics"} <= ids
+    assert "/" not in schema["paths"]  # the page is not part of the API
+    assert schema["components"]["securitySchemes"]["apiKey"]["name"] == "X-API-Key"
+
+
+def test_basic_answer_cites_the_right_passage(api):
+    body = api.client.post("/v1/query", json={"question": TRAVEL, "mode": "basic"}).json()
+    assert body["status"] == "answered" and body["mode_used"] == "basic" and body["generator"] == "extractive"
+    assert "10" in body["answer"] and "dias úteis" in body["answer"]
+    assert body["citations"], body
+    numbered = {e["n"]: e for e in body["evidence"] if e["n"] is not None}
+    for c in body["citations"]:
+        assert f"[{c['n']}]" in body["answer"]
+        assert numbered[c["n"]]["id"] == c["id"] and c["kind"] == "chunk" and c["path"] and c["title"]
+    assert any(c["document_id"] == "doc_38308c17692dfe73" for c in body["citations"])  # the current policy
+    assert body["timings"]["total_ms"] > 0 and body["snapshot_id"].startswith("snap_")
+    for line in body["answer"].splitlines():  # every extractive sentence is followed by its citation
+        assert line.rstrip().endswith("]")
+
+
+def test_citation_metadata_includes_owners(api):
+    body = api.client.post("/v1/query", json={"question": TRAVEL,
+                                              "filters": {"departments": ["Financeiro"]}}).json()
+    assert body["status"] == "answered"
+    assert body["answer"].startswith("Filtros aplicados: departamento = Financeiro.")
+    meta = [c["metadata"] for c in body["citations"]]
+    assert all(m["department"] == "Financeiro" and m["responsible"] for m in meta)
+
+
+def test_refusal_is_fixed_and_suggests_owners(api):
+    body = api.client.post("/v1/query", json={"question": "Quantos leitos de UTI pediátrica o hospital possui?"}).json()
+    assert body["status"] == "not_found"
+    assert body["answer"] == "Não encontrei essa informação nos documentos disponíveis."
+    assert body["citations"] == [] and body["suggestions"]
+    assert all(s["title"] and s["path"] for s in body["suggestions"])
+    english = api.client.post("/v1/query", json={
+        "question": "What is the hospital's policy on staff use of generative AI tools such as chatbots?"}).json()
+    assert english["status"] == "not_found" and english["language"] == "en"
+    assert english["answer"] == "I could not find this information in the available documents."
+
+
+def test_unknown_code_is_refused(api):
+    body = api.client.post("/v1/query", json={
+        "question": "Qual o prazo de notificação de incidentes previsto no contrato CT-2024-0817?"},
+        headers=api.key("k-juridico")).json()
+    assert body["status"] == "not_found"
+    assert any("CT-2024-0817" in w for w in body["warnings"])
+
+
+def test_auto_routes_catalog_questions(api):
+    body = api.client.post("/v1/query", json={"question": "Quais documentos vencem nos próximos 30 dias?",
+                                              "as_of": AS_OF}).json()
+    assert body["mode_used"] == "catalog" and body["status"] == "answered" and body["generator"] == "catalog"
+    titles = [c["title"] for c in body["citations"]]
+    assert len(titles) == 5 and titles[0].startswith("POP-ENF-014")
+    assert all(c["kind"] == "document" for c in body["citations"])
+    assert "Enf. Juliana Mendes Carvalho" in body["answer"]  # owners shown in the listing
+
+
+def test_catalog_endpoint(api):
+    page = api.client.get("/v1/catalog", params={"due_within_days": 30, "as_of": AS_OF}).json()
+    assert page["total"] == 5 and {i["review_status"] for i in page["items"]} == {"due_soon"}
+    overdue = api.client.get("/v1/catalog", params={"outdated": "true", "as_of": AS_OF}).json()
+    assert all(i["review_status"] == "overdue" for i in overdue["items"]) and overdue["total"] >= 6
+    by_question = api.client.get("/v1/catalog", params={
+        "question": "Quais documentos foram aprovados pela Dra. Helena Prado Vasconcelos?", "as_of": AS_OF}).json()
+    assert by_question["total"] == 9
+    assert {i["approver"] for i in by_question["items"]} == {"Dra. Helena Prado Vasconcelos"}
+    dept = api.client.get("/v1/catalog", params={"department": "tecnologia da informacao"}).json()
+    assert dept["total"] == 3
+    assert api.client.get("/v1/catalog", params={"question": "qual a capital da França?"}).status_code == 400
+
+
+def test_search_endpoint(api):
+    body = api.client.post("/v1/search", json={"question": "contrato CT-2024-0203 valor mensal", "top_k": 3},
+                           headers=api.key("k-juridico")).json()
+    assert len(body["hits"]) == 3 and body["hits"][0]["path"].startswith("Contratos/CT-2024-0203")
+    public = api.client.post("/v1/search", json={"question": "contrato CT-2024-0203 valor mensal"}).json()
+    assert all(not h["path"].startswith("Contratos/") for h in public["hits"])
+    bm25 = api.client.post("/v1/search", json={"question": "higienização das mãos", "method": "bm25"}).json()
+    assert bm25["hits"][0]["scores"]["bm25"] > 0
+
+
+def test_documents_and_sections(api):
+    answer = api.client.post("/v1/query", json={"question": TRAVEL}).json()
+    cited = answer["citations"][0]
+    doc = api.client.get(f"/v1/documents/{cited['document_id']}").json()
+    assert doc["title"] and doc["sections"] and isinstance(doc["metadata"], dict)
+    section = api.client.get(f"/v1/documents/{cited['document_id']}/sections/{cited['id']}").json()
+    assert section["chunk_id"] == cited["id"] and section["text"]
+    sections = api.client.get(f"/v1/documents/{cited['document_id']}/sections").json()
+    assert [s["chunk_id"] for s in sections["sections"]] == [s["chunk_id"] for s in doc["sections"]]
+    assert api.client.get("/v1/documents/doc_does_not_exist").status_code == 404
+    assert api.client.get(f"/v1/documents/{cited['document_id']}/sections/chk_nope").status_code == 404
+
+
+def test_restricted_documents_look_absent(api):
+    salary = "doc_5afb4061de9115b1"  # RH/Tabela de Faixas Salariais 2025.pdf
+    hidden = api.client.get(f"/v1/documents/{salary}")
+    missing = api.client.get("/v1/documents/doc_0000000000000000")
+    assert hidden.status_code == missing.status_code == 404 and hidden.json()["detail"] == missing.json()["detail"]
+    assert api.client.get(f"/v1/documents/{salary}", headers=api.key("k-rh")).status_code == 200
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"question": ""}, "question"),
+    ({"question": "   "}, "question"),
+    ({}, "question"),
+    ({"question": "x" * 2001}, "question"),
+    ({"question": "ok", "mode": "magic"}, "mode"),
+    ({"question": "ok", "top_k": 0}, "top_k"),
+    ({"question": "ok", "top_k": "many"}, "top_k"),
+    ({"question": "ok", "unknown": 1}, "unknown"),
+    ({"question": "ok", "filters": {"issued_from": "2025-02-01", "issued_to": "2024-01-01"}}, "filters"),
+    ({"question": "ok", "filters": {"issued_from": "yesterday"}}, "issued_from"),
+    ({"question": "ok", "community_level": -1}, "community_level"),
+    ({"question": "quem é o presidente?", "mode": "catalog"}, "mode"),
+])
+def test_malformed_queries_are_clear_400s(api, body, field):
+    response = api.client.post("/v1/query", json=body)
+    assert response.status_code == 400, response.text
+    error = response.json()
+    assert error["error"] == "invalid_request" and error["detail"]
+    assert field in response.text
+
+
+def test_malformed_bodies_and_paths(api):
+    assert api.client.post("/v1/query", content=b"not json",
+                           headers={"content-type": "application/json"}).status_code == 400
+    assert api.client.post("/v1/query", content=b"[1, 2]",
+                           headers={"content-type": "application/json"}).status_code == 400
+    assert api.client.get("/v1/catalog", params={"limit": 0}).status_code == 400
+    assert api.client.get("/v1/catalog", params={"as_of": "29/11/2026"}).status_code == 400
+    assert api.client.get("/v1/documents/" + "x" * 300).status_code in (400, 404)
+    assert api.client.get("/v1/nothing-here").status_code == 404
+    assert api.client.delete("/v1/query").status_code == 405
+
+
+def test_keys_and_gateway_header(api, sample_home):
+    unknown = api.client.post("/v1/query", json={"question": TRAVEL}, headers={"x-api-key": "wrong"})
+    assert unknown.status_code == 401 and unknown.json()["error"] == "unauthorized"
+    bearer = api.client.get("/v1/documents/doc_5afb4061de9115b1", headers={"authorization": "Bearer k-rh"})
+    assert bearer.status_code == 200
+    # the gateway header is ignored unless the gateway is trusted
+    spoofed = api.client.get("/v1/documents/doc_5afb4061de9115b1", headers={"x-lakerag-groups": "rh"})
+    assert spoofed.status_code == 404
+    from tests.serving.api.conftest import serve, settings_for
+
+    with serve(settings_for(sample_home), trust_gateway=True) as gated:
+        assert gated.client.get("/v1/documents/doc_5afb4061de9115b1",
+                                headers={"x-lakerag-groups": "rh"}).status_code == 200
+        assert gated.client.get("/v1/documents/doc_5afb4061de9115b1").status_code == 404
+
+
+def test_one_log_line_per_request_without_the_key(api):
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger("lakerag.api")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        response = api.client.post("/v1/query", json={"question": TRAVEL}, headers={"x-api-key": "k-juridico",
+                                                                                   "x-request-id": "req-42"})
+    finally:
+        logger.removeHandler(handler)
+    assert response.headers["x-request-id"] == "req-42" and response.json()["request_id"] == "req-42"
+    lines = [r.getMessage() for r in records if "req-42" in r.getMessage()]
+    assert len(lines) == 1
+    import json
+
+    line = json.loads(lines[0])
+    assert line["request_id"] == "req-42" and line["mode"] == "basic" and line["status"] == 200
+    assert line["answer_status"] == "answered" and line["snapshot_id"].startswith("snap_")
+    assert line["latency_ms"] > 0 and line["caller"] == "key1"
+    assert "k-juridico" not in lines[0]
+
+
+def test_stream_carries_citations(api):
+    with api.client.stream("POST", "/v1/query/stream", json={"question": TRAVEL}) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        events = _events(response.iter_lines())
+    names = [name for name, _ in events]
+    assert names[0] == "meta" and names[-1] == "done" and "token" in names and "citation" in names
+    done = events[-1][1]
+    streamed = "".join(data["text"] for name, data in events if name == "token")
+    assert " ".join(streamed.split()) == " ".join(done["answer"].split())
+    assert {d["n"] for name, d in events if name == "citation"} == {c["n"] for c in done["citations"]}
+
+
+def _events(lines) -> list[tuple[str, dict]]:
+    import json
+
+    out, name = [], None
+    for line in lines:
+        if line.startswith("event:"):
+            name = line.split(":", 1)[1].strip()
+        elif line.startswith("data:"):
+            out.append((name, json.loads(line.split(":", 1)[1])))
+    return out
+
+
+def test_page_is_served_with_local_assets(api):
+    page = api.client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "/static/app.js" in page.text and "http" not in page.text.replace("http-equiv", "")
+    assert api.client.get("/static/app.js").status_code == 200
