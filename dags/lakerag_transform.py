@@ -57,7 +57,7 @@ def lakerag_transform() -> None:
                                      profiles_yml_filepath=PROJECT_DIR / "profiles.yml"),
         execution_config=ExecutionConfig(execution_mode=ExecutionMode.LOCAL,
                                          invocation_mode=InvocationMode.DBT_RUNNER),
-        render_config=RenderConfig(load_method=LoadMode.DBT_MANIFEST, test_behavior=TestBehavior.BUILD,
+        render_config=RenderConfig(load_method=LoadMode.DBT_MANIFEST, test_behavior=TestBehavior.AFTER_ALL,
                                    emit_datasets=False),
         operator_args={"vars": FROM_LOCATE.format("vars"), "env": FROM_LOCATE.format("env"),
                        "append_env": True, "install_deps": False, "retry_policy": DBT_FAILURES_ARE_FINAL},

@@ -23,8 +23,13 @@ def initials_match(acronym: str, words: list[str], strict: bool = False) -> bool
     if not letters or len(folded) < 2 or sum(w not in _MINOR for w in folded) < 2:
         return False
     if strict:
-        return letters == "".join(w[0] for w in folded if w not in _MINOR)
+        return letters == initials(words)
     return _spell(letters, folded)
+
+
+def initials(words: list[str]) -> str:
+    """First letters of the content words, folded: "Lei Geral de Proteção de Dados" -> "lgpd"."""
+    return "".join(w[0] for w in (fold(x) for x in words if x) if w not in _MINOR and w[0].isalnum())
 
 
 @lru_cache(maxsize=65536)

@@ -127,13 +127,15 @@ def _graft(communities: list[Community], graph: nx.Graph, previous: list[dict],
     for c in previous:
         if c["parent_id"]:
             children[c["parent_id"]].append(c)
-    kept_roots = set()
-    for c in communities:
-        if c.level == 0 and c.community_id in old_by_id:
-            inside = {tuple(sorted((a, b))) for a, b in graph.subgraph(c.members).edges}
-            old_inside = {e for e in previous_edges if e[0] in set(c.members) and e[1] in set(c.members)}
-            if inside == old_inside:
-                kept_roots.add(c.members)
+    top_of = {e: c.members for c in communities if c.level == 0 for e in c.members}
+    inner: dict[tuple[str, ...], set[tuple[str, str]]] = defaultdict(set)
+    old_inner: dict[tuple[str, ...], set[tuple[str, str]]] = defaultdict(set)
+    for edges, into in ((((a, b) for a, b in graph.edges), inner), (iter(previous_edges), old_inner)):
+        for a, b in edges:
+            if a in top_of and top_of[a] == top_of.get(b):
+                into[top_of[a]].add((min(a, b), max(a, b)))
+    kept_roots = {c.members for c in communities if c.level == 0 and c.community_id in old_by_id
+                  and inner[c.members] == old_inner[c.members]}
     if not kept_roots:
         return communities
 

@@ -7,8 +7,9 @@ of the chunks (boilerplate) is dropped once the corpus has ``_SHARE_MIN_CHUNKS``
 
 Relationships from the rules are chunk co-occurrences weighted by NPMI (normalised pointwise mutual
 information over chunk counts, in (0, 1]): pairs with non-positive NPMI are dropped, each chunk keeps its
-``max_relations_per_chunk`` strongest pairs (by NPMI x co-occurring chunks, so recurring links come first), and a pair needs a mention in the chunk body (the leading context
-line only links its entities to the body's). A chunk read by an LLM contributes its explicit relations
+``max_relations_per_chunk`` strongest pairs (by NPMI x co-occurring chunks, so recurring links come first),
+and a pair needs a mention in the chunk body (the leading context line only links its entities to the
+body's). A chunk read by an LLM contributes its explicit relations
 instead, with strength/10. A relationship's weight is the sum of its per-chunk strengths.
 
 Descriptions from the rules are built from names, types and counts, never from chunk text. An LLM's
@@ -20,6 +21,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 
 from graph_index.resolution import ChunkInput, Resolution
 from lakehouse.ids import sha256_text
@@ -37,6 +39,7 @@ class GraphTables:
     text_units: list[dict]
 
 
+@lru_cache(maxsize=500_000)
 def entity_id(canonical: str) -> str:
     return "ent_" + sha256_text(canonical)[:16]
 
@@ -72,7 +75,8 @@ def build_tables(chunks: list[ChunkInput], resolution: Resolution, groups: dict[
             continue
         scored = [(p, _npmi(pair_counts[p], counts[p[0]], counts[p[1]], n)) for p in pairs]
         # The strongest pairs overall first (NPMI x co-occurrences), so recurring links beat one-off ones.
-        scored = sorted([x for x in scored if x[1] > 0], key=lambda x: (-x[1] * pair_counts[x[0]], -x[1], x[0]))
+        scored = sorted([x for x in scored if x[1] > 0],
+                        key=lambda x: (-x[1] * pair_counts[x[0]], -x[1], x[0]))
         scored = scored[:max_relations_per_chunk]
         for pair, npmi in scored:
             evidence[pair][chunk.chunk_id] = npmi

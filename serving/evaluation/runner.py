@@ -32,12 +32,19 @@ CONFIGS: dict[str, RetrievalConfig] = {
 
 def default_name(settings: Settings) -> str:
     fused = "rrf" if settings.fusion == "rrf" else f"weighted-{settings.fusion_dense_weight:g}"
-    return f"{'enriched' if settings.enrich else 'plain'}/{fused}{'+rerank' if settings.reranker_model else ''}"
+    return f"{_variant_of(settings)}/{fused}{'+rerank' if settings.reranker_model else ''}"
+
+
+def _variant_of(settings: Settings) -> str:
+    llm = bool(settings.llm_base_url and settings.llm_model)
+    enriched = settings.enrich in ("rules", "llm") or (settings.enrich == "auto" and llm)
+    return "enriched" if enriched else "plain"
 
 
 def _variants(settings: Settings, enrichment: str) -> list[tuple[str, Settings]]:
     wanted = {"both": ["plain", "enriched"], "on": ["enriched"], "off": ["plain"]}[enrichment]
-    return [(name, settings.model_copy(update={"enrich": name == "enriched"})) for name in wanted]
+    on = "auto" if settings.llm_base_url and settings.llm_model else "rules"
+    return [(name, settings.model_copy(update={"enrich": on if name == "enriched" else "off"})) for name in wanted]
 
 
 def _index_stages(settings: Settings) -> dict[str, float]:
@@ -123,7 +130,7 @@ def evaluate_questions(questions: Path, source: Path, settings: Settings, work: 
     rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
     vectors = retriever.embedder.embed_queries([row["question"] for row in rows])
     fused = "rrf" if settings.fusion == "rrf" else f"weighted-{settings.fusion_dense_weight:g}"
-    prefix = "enriched" if settings.enrich else "plain"
+    prefix = _variant_of(settings)
     configs = {f"{prefix}/{name}": config for name, config in _configs(retriever, vsettings).items()}
     results: dict[str, dict] = {}
     refusal_scores, answer_scores = [], []

@@ -39,7 +39,7 @@ def test_evaluate_modes_reports_recall_and_all_evidence_per_mode(tmp_path):
                                                     for q, (t, _) in QUERIES.items()), encoding="utf-8")
     (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
         f"{q}\t{d}\t1\n" for q, (_, docs) in QUERIES.items() for d in docs), encoding="utf-8")
-    result = evaluate_modes(folder, Settings(embedding_model="wordllama", enrich=False), tmp_path / "work")
+    result = evaluate_modes(folder, Settings(embedding_model="wordllama", enrich="off"), tmp_path / "work")
     assert result["queries"] == 2 and result["graph_entities"] > 0
     assert set(result["modes"]) == {"basic", "local", "hybrid"}
     for metrics in result["modes"].values():

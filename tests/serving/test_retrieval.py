@@ -81,7 +81,7 @@ def test_hits_carry_what_a_citation_needs(indexed):
     assert hit.heading_path[-1] == "6. Prestação de contas"
     assert hit.chunk_id.startswith("chk_") and hit.document_id.startswith("doc_")
     assert set(hit.scores) >= {"dense", "bm25", "fused"}
-    assert hit.snapshot_id.startswith("run_")
+    assert hit.snapshot_id.startswith("snap_")  # the published snapshot the answer came from
     assert hit.text.startswith("[Política de Reembolso de Despesas de Viagem")
 
 

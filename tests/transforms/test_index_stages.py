@@ -27,6 +27,8 @@ def test_second_run_embeds_and_analyses_nothing(lake):
     first = run_index(lake)
     chunks = first["chunks"]
     assert first["embedded"] == chunks and first["analysed"] == chunks and first["enriched"] == chunks
+    contexts = pq.read_table(LakePaths(lake.home).table("contexts")).to_pylist()
+    assert {c["context_source"] for c in contexts} == {"none"}  # default: no LLM, no context
     second = run_index(lake)
     assert (second["embedded"], second["analysed"], second["enriched"]) == (0, 0, 0)
     table = _vectors(lake)
@@ -72,6 +74,7 @@ def test_deleting_a_document_removes_its_vectors_and_postings(lake):
 
 
 def test_enrichment_context_is_indexed_but_the_chunk_text_is_what_is_stored(lake):
+    lake = lake.model_copy(update={"enrich": "rules"})
     run_index(lake)
     contexts = {r["chunk_id"]: r for r in pq.read_table(LakePaths(lake.home).table("contexts")).to_pylist()}
     chunks = pq.read_table(LakePaths(lake.home).table("chunks")).to_pylist()

@@ -7,7 +7,7 @@ metadata as (
     select
         max(case when decode(key) = 'dim' then cast(decode(value) as integer) end) as index_dimension,
         max(case when decode(key) = 'model_id' then decode(value) end) as model_id
-    from parquet_kv_metadata('{{ var("tables") }}/vectors.parquet')
+    from parquet_kv_metadata('{{ env_var('LAKERAG_DBT_TABLES') }}/vectors.parquet')
 ),
 
 final as (

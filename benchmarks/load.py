@@ -1,0 +1,225 @@
+"""Load test of the query API over loopback: the server runs in its own process (``lakerag serve``), the
+clients in this one. 16 concurrent clients for 60 s ask the sample corpus's labelled questions, basic and hybrid
+mixed (half of them with a key that reads every group); reported: requests/s, p50/p95/p99 per mode, errors.
+
+    .venv/bin/python benchmarks/load.py                     # the sample corpus (indexed first if needed)
+    .venv/bin/python benchmarks/load.py --chunks 100000     # the sample chunks replicated to ~100k chunks
+
+Hybrid mode needs a graph index; when the snapshot has none, the rule-built test graph
+(tests/serving/api/graph_tables.py) is added so that hybrid exercises graph search, not its basic fallback.
+Results go to benchmarks/results/load-<label>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _common import machine, print_table, save  # noqa: E402
+
+KEY = "bench-all-groups"
+GROUPS = ["juridico", "compras", "rh", "diretoria", "gestores"]
+
+
+def _questions() -> list[str]:
+    rows = [json.loads(line) for line in (ROOT / "sample_corpus" / "questions.jsonl").read_text().splitlines()]
+    return [r["question"] for r in rows if r["kind"] != "governance"]
+
+
+def _sample_home(work: Path, model: str) -> Path:
+    from lakehouse.settings import Settings
+    from lakehouse.snapshots import current_id
+    from lakehouse.paths import LakePaths
+    from transforms.pipeline import run_index
+
+    home = work / f"sample-{model}"
+    if current_id(LakePaths(home)) is None:
+        print(f"indexing the sample corpus into {home} ...", flush=True)
+        run_index(Settings(home=home, embedding_model=model))
+    return home
+
+
+def _with_graph(home: Path, model: str) -> None:
+    from lakehouse.paths import LakePaths
+    from lakehouse.snapshots import create_snapshot, current_id, publish, snapshot_tables
+    from tests.serving.api.graph_tables import write_graph
+
+    paths = LakePaths(home)
+    if (snapshot_tables(paths) / "graph.json").exists():
+        return
+    write_graph(home)
+    publish(paths, create_snapshot(paths, current_id(paths) or "bench", {"models": {"embedding": model}}))
+
+
+def _replicate(sample: Path, work: Path, target: int, model: str) -> Path:
+    """A home whose published snapshot holds the sample chunks replicated to ~``target`` chunks."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lakehouse.paths import LakePaths
+    from lakehouse.snapshots import create_snapshot, current_id, publish, snapshot_tables
+    from lakehouse.storage import write_json, write_table
+    from transforms.analysis import analyze
+    from transforms.sparse import build_sparse_index, save_sparse_index
+
+    home = work / f"replicated-{target}-{model}"
+    if current_id(LakePaths(home)) is not None:
+        return home
+    source = snapshot_tables(LakePaths(sample))
+    chunks = pq.read_table(source / "chunks.parquet")
+    documents = pq.read_table(source / "documents.parquet").filter(pa.compute.field("is_current"))
+    vectors = pq.read_table(source / "vectors.parquet")
+    copies = max(1, round(target / chunks.num_rows))
+    print(f"replicating {chunks.num_rows} chunks x {copies} ...", flush=True)
+    paths = LakePaths(home).ensure()
+    rows, docs = chunks.to_pylist(), documents.to_pylist()
+    out_chunks, out_docs = [], []
+    for k in range(copies):
+        for r in rows:
+            out_chunks.append({**r, "chunk_id": f"{r['chunk_id']}_{k}", "document_id": f"{r['document_id']}_{k}",
+                               "path": f"copia-{k}/{r['path']}", "text": f"{r['text']} (cópia {k})"})
+        for d in docs:
+            out_docs.append({**d, "document_id": f"{d['document_id']}_{k}", "path": f"copia-{k}/{d['path']}"})
+    write_table(pa.Table.from_pylist(out_chunks, schema=chunks.schema), paths.table("chunks"))
+    write_table(pa.Table.from_pylist(out_docs, schema=documents.schema), paths.table("documents"))
+    shutil.copy2(source / "extracted.parquet", paths.table("extracted"))
+    base = np.stack(vectors["vector"].to_numpy(zero_copy_only=False))
+    rng = np.random.default_rng(0)
+    tiled = np.tile(base, (copies, 1)) + rng.normal(0, 0.01, (copies * len(base), base.shape[1]))
+    tiled = (tiled / np.linalg.norm(tiled, axis=1, keepdims=True)).astype(np.float32)
+    ids = [c["chunk_id"] for c in out_chunks]
+    vector_type = vectors.schema.field("vector").type
+    table = pa.table({"chunk_id": ids, "vector": pa.array(list(tiled), type=vector_type)})
+    write_table(table.replace_schema_metadata(vectors.schema.metadata), paths.table("vectors"))
+    started = time.perf_counter()
+    sparse = build_sparse_index(ids, [analyze(c["text"]) for c in out_chunks])
+    print(f"BM25 over {len(ids)} chunks built in {time.perf_counter() - started:.0f} s", flush=True)
+    save_sparse_index(sparse, paths.tables / "sparse-replicated")
+    write_json({"dir": "sparse-replicated", "run_id": "replicated"}, paths.tables / "sparse.json")
+    publish(paths, create_snapshot(paths, "replicated", {"models": {"embedding": model}}))
+    return home
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_server(home: Path, port: int, model: str, log: Path) -> subprocess.Popen:
+    env = {**os.environ, "LAKERAG_EMBEDDING_MODEL": model, "LAKERAG_API_KEYS": json.dumps({KEY: GROUPS}),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "lakehouse.cli", "serve", "--home", str(home), "--port",
+                                str(port)], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/ready", timeout=2).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None:
+            raise SystemExit(f"the server exited; see {log}")
+        time.sleep(0.5)
+    process.kill()
+    raise SystemExit("the server did not become ready")
+
+
+async def _run(url: str, clients: int, seconds: float, warmup: float, modes: list[str]) -> list[tuple]:
+    questions = _questions()
+    results: list[tuple] = []  # (mode, status, seconds, answer status)
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as client:
+        start = time.perf_counter()
+
+        async def worker(i: int) -> None:
+            rng = random.Random(i)
+            n = 0
+            while (now := time.perf_counter()) - start < warmup + seconds:
+                mode = modes[n % len(modes)]
+                n += 1
+                headers = {"x-api-key": KEY} if rng.random() < 0.5 else {}
+                body = {"question": rng.choice(questions), "mode": mode}
+                t = time.perf_counter()
+                try:
+                    r = await client.post("/v1/query", json=body, headers=headers)
+                    status, answer = r.status_code, r.json().get("status") if r.status_code == 200 else None
+                except (httpx.HTTPError, ValueError) as exc:
+                    status, answer = type(exc).__name__, None
+                if now - start >= warmup:
+                    results.append((mode, status, time.perf_counter() - t, answer))
+
+        await asyncio.gather(*(worker(i) for i in range(clients)))
+    return results
+
+
+def _summary(results: list[tuple], seconds: float) -> list[dict]:
+    rows = []
+    for mode in sorted({r[0] for r in results}) + ["all"]:
+        picked = [r for r in results if mode in ("all", r[0])]
+        ms = np.array([r[2] * 1000 for r in picked])
+        rows.append({"mode": mode, "requests": len(picked), "rps": round(len(picked) / seconds, 1),
+                     "p50_ms": round(float(np.percentile(ms, 50)), 1), "p95_ms": round(float(np.percentile(ms, 95)), 1),
+                     "p99_ms": round(float(np.percentile(ms, 99)), 1),
+                     "errors": sum(r[1] != 200 for r in picked),
+                     "partial": sum(r[3] == "partial" for r in picked)})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--home", type=Path, help="a home with a published snapshot (default: index the sample)")
+    parser.add_argument("--work", type=Path, default=ROOT / "var" / "bench", help="where bench homes are kept")
+    parser.add_argument("--model", default="wordllama", help="embedding model of the index and the server")
+    parser.add_argument("--chunks", type=int, default=0, help="replicate the sample to this many chunks")
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--warmup", type=float, default=5)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--modes", default="basic,hybrid")
+    args = parser.parse_args()
+    home = args.home or _sample_home(args.work, args.model)
+    if args.chunks:
+        home = _replicate(home, args.work, args.chunks, args.model)
+    _with_graph(home, args.model)
+    port = _free_port()
+    log = args.work / f"load-server-{port}.log"
+    args.work.mkdir(parents=True, exist_ok=True)
+    server = _start_server(home, port, args.model, log)
+    try:
+        ready = httpx.get(f"http://127.0.0.1:{port}/ready").json()
+        print(f"server ready: {ready}", flush=True)
+        results = asyncio.run(_run(f"http://127.0.0.1:{port}", args.clients, args.seconds, args.warmup,
+                                   args.modes.split(",")))
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    rows = _summary(results, args.seconds)
+    print_table(rows, ["mode", "requests", "rps", "p50_ms", "p95_ms", "p99_ms", "errors", "partial"])
+    label = f"{'sample' if not args.chunks else f'{args.chunks // 1000}k'}-{args.model}"
+    path = save(f"load-{label}", {"clients": args.clients, "seconds": args.seconds, "model": args.model,
+                                  "chunks": ready.get("chunks"), "graph": ready.get("graph"), "results": rows,
+                                  "machine": machine()})
+    print(f"saved {path}")
+
+
+if __name__ == "__main__":
+    main()
