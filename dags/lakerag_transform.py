@@ -60,7 +60,8 @@ def lakerag_transform() -> None:
         render_config=RenderConfig(load_method=LoadMode.DBT_MANIFEST, test_behavior=TestBehavior.AFTER_ALL,
                                    emit_datasets=False),
         operator_args={"vars": FROM_LOCATE.format("vars"), "env": FROM_LOCATE.format("env"),
-                       "append_env": True, "install_deps": False, "retry_policy": DBT_FAILURES_ARE_FINAL},
+                       "append_env": True, "install_deps": False, "should_store_compiled_sql": False,
+                       "retry_policy": DBT_FAILURES_ARE_FINAL},
     )
 
     @task(outlets=[SERVING])

@@ -72,7 +72,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from lakehouse.report import print_eval
     from serving.evaluation.report import run_eval
 
-    result = run_eval(_settings(args), args.dataset, args.work, args.enrichment, args.limit, args.json)
+    modes = [m.strip() for m in (args.modes or "").split(",") if m.strip()]
+    result = run_eval(_settings(args), args.dataset, args.work, args.enrichment, args.limit, args.json, modes)
     print_eval(result)
     return 0
 
@@ -148,6 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--work", type=Path, help="where eval indexes are cached (default: $LAKERAG_HOME/eval)")
     evaluate.add_argument("--enrichment", choices=["both", "on", "off"], default="both")
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N queries")
+    evaluate.add_argument("--modes", help="also compare query modes, e.g. basic,local,hybrid "
+                          "(recall@10 and all_evidence@10 per mode)")
     evaluate.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     evaluate.set_defaults(func=_cmd_eval)
     snaps = sub.add_parser("snapshots", help="list published snapshots or roll back to one")

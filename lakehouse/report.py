@@ -103,5 +103,7 @@ def print_eval(result: dict) -> None:
     default = result["configs"].get(result["default"], {})
     for kind, values in (default.get("by_kind") or {}).items():
         console.print(f"  {result['default']} {kind}: {values}")
+    for mode, metrics in (result.get("modes") or {}).get("modes", {}).items():
+        console.print(f"mode {mode}: {metrics}")
     if "refusal" in result:
         console.print(f"refusal: {result['refusal']}")

@@ -13,6 +13,19 @@ if ! command -v tesseract >/dev/null 2>&1; then
   fi
 fi
 
+# Debian's chromium drives the analyst page's end-to-end test (no browser is ever downloaded); docker-compose
+# (v1, Debian) validates docker-compose.yml without an engine. Both optional: their tests skip without them.
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  missing=""
+  command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+  command -v docker-compose >/dev/null 2>&1 || missing="$missing docker-compose"
+  if [ -n "$missing" ]; then
+    echo "setup: installing$missing with apt-get"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null) \
+      || echo "setup: could not install$missing; the tests that need them will be skipped"
+  fi
+fi
+
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 if [ ! -x .venv/bin/python ]; then

@@ -10,7 +10,7 @@ from serving.answers.catalog import CatalogQuery
 from serving.answers.engine import Engine
 from serving.answers.generation import Generator
 from serving.answers.modes import Retrieved
-from serving.answers.relevance import Relevance
+from serving.answers.relevance import Relevance, terms
 from serving.answers.sentences import Unit, best_units, split_units
 from serving.answers.types import CatalogItem, EvidenceItem, Filters, Suggestion
 from serving.answers.wording import META, describe_review, fmt_date, is_refusal, not_found
@@ -58,10 +58,11 @@ def extractive(question: str, language: str, retrieved: Retrieved, relevance: Re
     """The best covering units of the sources, each followed by its citation."""
     weights = relevance.weights(question, language)
     units = [Unit(text, s.n, i) for s in retrieved.sources for i, text in enumerate(split_units(s.text))]
-    context = {s.n: f"{s.title} {s.section}" for s in retrieved.sources}  # a unit is read in its section
+    context = {s.n: terms(f"{s.title} {s.section}", language) for s in retrieved.sources}  # read in its section
     rank = {s.n: max(1.0 - 0.02 * (s.n - 1), 0.5) for s in retrieved.sources}
-    scores = [relevance.coverage(f"{context[u.source]} {u.text}", language, weights) * rank[u.source]
-              for u in units]
+    total = sum(weights.values()) or 1.0
+    scores = [sum(weights[t] for t in (terms(u.text, language) | context[u.source]) & weights.keys()) / total
+              * rank[u.source] for u in units]
     picked = best_units(units, scores, limit)
     if not picked:
         return refusal(language)

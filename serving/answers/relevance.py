@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 import numpy as np
 
@@ -18,6 +19,12 @@ from serving.search.index import SearchIndex
 from transforms.analysis import analyze
 
 _CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
+
+
+@lru_cache(maxsize=20_000)
+def terms(text: str, language: str) -> frozenset[str]:
+    """The analysed terms of a text (cached: evidence texts recur across requests)."""
+    return frozenset(analyze(text, language))
 
 
 class Relevance:
@@ -41,7 +48,7 @@ class Relevance:
         total = sum(weights.values())
         if not total:
             return 0.0
-        present = set(analyze(text, language)) & weights.keys()
+        present = terms(text, language) & weights.keys()
         return sum(weights[t] for t in present) / total
 
     def score(self, question: str, language: str, texts: list[str]) -> float:

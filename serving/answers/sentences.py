@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _ABBREVIATIONS = {"dr", "dra", "sr", "sra", "enf", "farm", "nutr", "prof", "art", "arts", "n", "nº", "no", "fl",
                   "p", "pág", "pag", "ltda", "inc", "co", "cf", "vol", "min", "máx", "max", "aprox", "e.g", "i.e",
@@ -43,8 +44,9 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-def split_units(text: str) -> list[str]:
-    """Answerable units of one chunk's text, in order."""
+@lru_cache(maxsize=5_000)
+def split_units(text: str) -> tuple[str, ...]:
+    """Answerable units of one chunk's text, in order (cached: the same chunks come back)."""
     lines = text.splitlines()
     if lines and lines[0].startswith("[") and lines[0].rstrip().endswith("]"):
         lines = lines[1:]
@@ -83,7 +85,7 @@ def split_units(text: str) -> list[str]:
             continue
         paragraph.append(line)
     flush()
-    return [u if len(u) <= MAX_UNIT else u[: MAX_UNIT - 1].rstrip() + "…" for u in units]
+    return tuple(u if len(u) <= MAX_UNIT else u[: MAX_UNIT - 1].rstrip() + "…" for u in units)
 
 
 def best_units(units: list[Unit], scores: list[float], limit: int = 3, floor: float = 0.5) -> list[Unit]:

@@ -30,7 +30,7 @@ from lakehouse.settings import Settings
 from lakehouse.storage import read_table, write_json, write_table
 from serving.evaluation.beir import load_beir, write_beir_tables
 from serving.evaluation.metrics import ndcg_at, recall_at
-from serving.evaluation.runner import _index_stages, _ranked_documents
+from serving.evaluation.runner import _index_stages, _ranked_documents, _variant_of
 from serving.search.service import build_retriever, config_from, serving_tables
 from transforms.stages import RunContext
 from transforms.stopwords import ENGLISH, PORTUGUESE
@@ -119,7 +119,7 @@ def evaluate_modes(folder: Path, settings: Settings, work: Path, modes: tuple[st
                    limit: int | None = None) -> dict:
     data = load_beir(folder)
     queries = sorted(data.queries.items())[:limit] if limit else sorted(data.queries.items())
-    variant = "enriched" if settings.enrich else "plain"
+    variant = _variant_of(settings)
     home = work / f"{data.name}-{data.fingerprint}-{variant}"
     vsettings = settings.model_copy(update={"home": home})
     paths = LakePaths(home)

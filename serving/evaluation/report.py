@@ -23,10 +23,14 @@ def _commit() -> str:
 
 
 def run_eval(settings: Settings, dataset: Path, work: Path | None, enrichment: str = "both",
-             limit: int | None = None, json_path: Path | None = None) -> dict:
+             limit: int | None = None, json_path: Path | None = None, modes: list[str] | None = None) -> dict:
     work = work or settings.home / "eval"
     if (dataset / "corpus.jsonl").exists():
         result = evaluate_beir(dataset, settings, work, enrichment, limit)
+        if modes:
+            from serving.evaluation.modes import evaluate_modes
+
+            result["modes"] = evaluate_modes(dataset, settings, work, tuple(modes), limit)
     elif (dataset / "questions.jsonl").exists() and (dataset / "documents").is_dir():
         result = evaluate_questions(dataset / "questions.jsonl", dataset / "documents", settings, work)
     else:

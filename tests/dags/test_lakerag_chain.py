@@ -45,11 +45,22 @@ def lake(tmp_path_factory, airflow_db):
     get_settings.cache_clear()
 
 
-def run_chain(lake: dict, label: str) -> dict[str, object]:
+def run_chain(lake: dict, label: str, dag_ids: tuple[str, ...] = CHAIN) -> dict[str, object]:
     started = time.perf_counter()
-    runs = {dag_id: lake["dags"][dag_id].test() for dag_id in CHAIN}
+    runs = {}
+    for dag_id in dag_ids:
+        runs[dag_id] = lake["dags"][dag_id].test() if dag_id in lake["dags"] else build_marts_in_process()
     lake["timings"][label] = round(time.perf_counter() - started, 1)
     return runs
+
+
+def build_marts_in_process():
+    """The transform step without Cosmos (same dbt project, one `dbt build`): cheaper where the DAG is not the
+    subject of the test."""
+    from lakehouse.settings import get_settings
+    from transforms.dbt_build import build_marts
+
+    build_marts(get_settings())
 
 
 def states(run) -> dict[str, str]:
@@ -116,8 +127,8 @@ def test_gate_refuses_a_worse_snapshot_and_the_published_one_keeps_serving(lake)
 
     paths = lake["paths"]
     shutil.rmtree(lake["source"] / "Contratos")  # a third of the labelled questions cite these contracts
-    runs = run_chain(lake, "refused")
-    assert [runs[d].state for d in CHAIN[:3]] == ["success"] * 3
+    runs = run_chain(lake, "refused", ("lakerag_ingest", "lakerag_index", "dbt build", "lakerag_publish"))
+    assert [runs[d].state for d in CHAIN[:2]] == ["success"] * 2
     assert runs["lakerag_publish"].state == "failed"
     assert states(runs["lakerag_publish"])["gate"] == "failed"
     assert current_id(paths) == lake["second"]

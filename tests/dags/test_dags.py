@@ -1,0 +1,97 @@
+"""The DAGs import cleanly, follow the house rules, and are wired to each other through assets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DAG_IDS = {"lakerag_ingest", "lakerag_index", "lakerag_transform", "lakerag_publish", "lakerag_rebuild"}
+
+
+@pytest.fixture(scope="module")
+def dagbag():
+    from airflow.dag_processing.dagbag import DagBag
+
+    return DagBag(dag_folder=str(REPO / "dags"))
+
+
+def _schedule_assets(dag) -> set[str]:
+    return {asset.name for asset in dag.schedule} if isinstance(dag.schedule, list) else set()
+
+
+def _outlets(dag, task_id: str) -> set[str]:
+    return {asset.name for asset in dag.get_task(task_id).outlets}
+
+
+def test_dags_import_without_errors_and_follow_the_rules(dagbag):
+    assert dagbag.import_errors == {}
+    assert set(dagbag.dags) == DAG_IDS
+    for dag_id, dag in dagbag.dags.items():
+        assert Path(dag.fileloc).stem == dag_id
+        assert dag.tags and "lakerag" in dag.tags, dag_id
+        assert dag.doc_md and dag.max_active_runs == 1, dag_id
+        assert not dag.catchup, dag_id
+        for task in dag.tasks:
+            assert task.retries >= 1, f"{dag_id}.{task.task_id}"
+            assert task.retry_exponential_backoff or task.retry_policy, f"{dag_id}.{task.task_id}"
+
+
+def test_dag_files_are_thin_and_read_no_settings_at_parse_time():
+    for path in (REPO / "dags").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert len(text.splitlines()) < 100, path.name
+        head = text.split("@dag(")[0]
+        assert "get_settings" not in head and "os.environ" not in head, path.name
+        assert "from airflow.sdk" in text and "airflow.decorators" not in text, path.name
+
+
+def test_assets_chain_ingest_index_transform_publish(dagbag):
+    ingest, index, transform, publish, rebuild = (dagbag.dags[d] for d in (
+        "lakerag_ingest", "lakerag_index", "lakerag_transform", "lakerag_publish", "lakerag_rebuild"))
+    assert ingest.schedule == "@hourly" and rebuild.schedule is None
+    assert _schedule_assets(index) == _outlets(ingest, "chunks_ready") == _outlets(rebuild, "commit")
+    assert _schedule_assets(transform) == _outlets(index, "freeze")
+    assert _schedule_assets(publish) == _outlets(transform, "seal")
+
+
+def test_index_runs_every_registered_stage_in_order_with_gpu_stages_in_their_pool(dagbag):
+    from transforms.pipeline import GPU_STAGES, INDEX_STAGES
+
+    index = dagbag.dags["lakerag_index"]
+    chain = [t.task_id for t in index.topological_sort() if t.task_id in INDEX_STAGES]
+    assert chain == list(INDEX_STAGES)
+    for stage in INDEX_STAGES:
+        assert (index.get_task(stage).pool == "lakerag_gpu") == (stage in GPU_STAGES)
+
+
+def test_transform_renders_every_dbt_model_from_the_committed_manifest_one_task_at_a_time(dagbag):
+    import json
+
+    from transforms.dbt_build import MANIFEST
+
+    transform = dagbag.dags["lakerag_transform"]
+    assert transform.max_active_tasks == 1
+    models = {n["name"] for n in json.loads(MANIFEST.read_text())["nodes"].values() if n["resource_type"] == "model"}
+    rendered = {t.task_id.removeprefix("marts.").removesuffix("_run") for t in transform.tasks}
+    assert models <= rendered and "marts.dbt_project_test" in {t.task_id for t in transform.tasks}
+
+
+def test_rebuild_offers_full_prefix_and_stage_params(dagbag):
+    from transforms.rebuild import stage_order
+
+    params = dagbag.dags["lakerag_rebuild"].params
+    assert params["full"] is False and params["path_prefix"] == ""
+    assert params.get_param("from_stage").schema["enum"] == ["", *stage_order()]
+
+
+def test_ingest_schedule_comes_from_the_environment(monkeypatch):
+    from transforms.lifecycle import ingest_schedule
+
+    monkeypatch.delenv("LAKERAG_INGEST_SCHEDULE", raising=False)
+    assert ingest_schedule() == "@hourly"
+    monkeypatch.setenv("LAKERAG_INGEST_SCHEDULE", "*/15 * * * *")
+    assert ingest_schedule() == "*/15 * * * *"
+    monkeypatch.setenv("LAKERAG_INGEST_SCHEDULE", "none")
+    assert ingest_schedule() is None
