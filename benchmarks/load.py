@@ -122,18 +122,22 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_server(home: Path, port: int, model: str, log: Path) -> subprocess.Popen:
+def _start_server(home: Path, port: int, model: str, log: Path, workers: int) -> subprocess.Popen:
     env = {**os.environ, "LAKERAG_EMBEDDING_MODEL": model, "LAKERAG_API_KEYS": json.dumps({KEY: GROUPS}),
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+           "LAKERAG_API_WORKERS": str(workers), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     process = subprocess.Popen([sys.executable, "-m", "lakehouse.cli", "serve", "--home", str(home), "--port",
                                 str(port)], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 300
+    deadline, ready_in_a_row = time.monotonic() + 300, 0
     while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/ready", timeout=2).status_code == 200:
+        try:  # every worker must be ready: ask until many answers in a row say so
+            ok = httpx.get(f"http://127.0.0.1:{port}/ready", timeout=2).status_code == 200
+            ready_in_a_row = ready_in_a_row + 1 if ok else 0
+            if ready_in_a_row >= 20:
                 return process
+            if ok:
+                continue
         except httpx.HTTPError:
-            pass
+            ready_in_a_row = 0
         if process.poll() is not None:
             raise SystemExit(f"the server exited; see {log}")
         time.sleep(0.5)
@@ -216,6 +220,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--modes", default="basic,hybrid")
+    parser.add_argument("--workers", type=int, default=2, help="server worker processes (one per core here)")
     args = parser.parse_args()
     home = args.home or _sample_home(args.work, args.model)
     if args.chunks:
@@ -224,7 +229,7 @@ def main() -> None:
     port = _free_port()
     log = args.work / f"load-server-{port}.log"
     args.work.mkdir(parents=True, exist_ok=True)
-    server = _start_server(home, port, args.model, log)
+    server = _start_server(home, port, args.model, log, args.workers)
     try:
         ready = httpx.get(f"http://127.0.0.1:{port}/ready").json()
         print(f"server ready: {ready}", flush=True)
@@ -237,8 +242,9 @@ def main() -> None:
             server.kill()
     rows = _summary(results, args.seconds)
     print_table(rows, ["mode", "requests", "rps", "p50_ms", "p95_ms", "p99_ms", "errors", "partial"])
-    label = f"{'sample' if not args.chunks else f'{args.chunks // 1000}k'}-{args.model}"
+    label = f"{'sample' if not args.chunks else f'{args.chunks // 1000}k'}-{args.model}-w{args.workers}"
     path = save(f"load-{label}", {"clients": args.clients, "seconds": args.seconds, "model": args.model,
+                                  "workers": args.workers,
                                   "chunks": ready.get("chunks"), "graph": ready.get("graph"), "results": rows,
                                   "machine": machine()})
     print(f"saved {path}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -116,7 +117,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from serving.api.server import examples, serve
 
     settings = _settings(args)
-    print(examples(settings, args.host, args.port))
+    if args.workers:
+        os.environ["LAKERAG_API_WORKERS"] = str(args.workers)
+    print(examples(settings, args.host, args.port), flush=True)
     serve(settings, args.host, args.port)
     return 0
 
@@ -170,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the query API and the analysts' page (uvicorn)")
     serve.add_argument("--host", help="interface to bind (default: 127.0.0.1, or LAKERAG_API_HOST)")
     serve.add_argument("--port", type=int, help="port (default: 8000, or LAKERAG_API_PORT)")
+    serve.add_argument("--workers", type=int, help="worker processes (default: 1, or LAKERAG_API_WORKERS)")
     serve.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     serve.set_defaults(func=_cmd_serve)
     return parser

@@ -57,6 +57,16 @@ class Settings(BaseSettings):
     fusion_dense_weight: float = Field(0.7, ge=0, le=1, description="Dense share in the weighted fusion.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     candidates: int = Field(100, ge=10, description="Candidates per retriever before fusion.")
+    # Graph index.
+    graph_with_llm: bool = Field(True, description="Extract entities and write reports with the LLM when configured.")
+    graph_llm_concurrency: int = Field(4, ge=1, description="Parallel LLM requests in the graph stage.")
+    graph_min_concept_chunks: int = Field(2, ge=1, description="Chunks a noun-phrase concept needs to be kept.")
+    graph_max_chunk_share: float = Field(0.5, gt=0, le=1, description="Entities in more chunks are boilerplate.")
+    graph_max_relations_per_chunk: int = Field(20, ge=1, description="Co-occurrence relations kept per chunk.")
+    graph_max_cluster_size: int = Field(10, ge=2, description="Leiden: split communities larger than this.")
+    graph_seed: int = Field(0xDEADBEEF, description="Leiden seed (fixed for reproducible communities).")
+    graph_aliases_file: Path | None = Field(
+        None, description="Alias overrides (YAML); default `.lakerag-aliases.yaml` in the source folder.")
     snapshot_keep: int = Field(5, ge=1, description="Published snapshots kept on disk.")
     reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")

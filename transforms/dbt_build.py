@@ -114,8 +114,12 @@ def run_dbt(args: list[str], context: dict, project: Path = PROJECT_DIR):
     full = [*args, "--project-dir", str(project), "--profiles-dir", str(project),
             "--target-path", str(Path(context["target"]) / "target"), "--log-path", str(Path(context["target"])),
             "--vars", json.dumps(context["vars"]), "--no-use-colors"]
-    with _environment(context["env"]):
-        return dbtRunner().invoke(full)
+    _close_dbt_connections()  # a handle kept from an earlier in-process run may point at a removed file
+    try:
+        with _environment(context["env"]):
+            return dbtRunner().invoke(full)
+    finally:
+        _close_dbt_connections()
 
 
 def _failures(result) -> tuple[list[str], list[str]]:
@@ -174,11 +178,17 @@ def seal(settings: Settings, snapshot_id: str) -> dict:
 
 
 def _close_dbt_connections() -> None:
-    """dbt-duckdb keeps its database handle on a class attribute after an in-process run; drop it."""
+    """dbt-duckdb keeps its database handle on a class attribute after an in-process run; close and drop it."""
     try:
         from dbt.adapters.duckdb.connections import DuckDBConnectionManager
     except ImportError:  # pragma: no cover - dbt-duckdb not installed
         return
+    env = DuckDBConnectionManager._ENV
+    if env is not None:
+        try:
+            env.close()
+        except Exception:  # noqa: BLE001 - closing a stale handle must never fail a build
+            log.debug("closing dbt-duckdb's environment failed", exc_info=True)
     DuckDBConnectionManager.close_all_connections()
 
 

@@ -14,12 +14,13 @@ import os
 
 import pyarrow.parquet as pq
 
+from lakehouse import schemas as s
 from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
 from lakehouse.runs import load_stage_records
 from lakehouse.settings import Settings
 from lakehouse.snapshots import create_snapshot, list_snapshots
-from lakehouse.storage import read_json, write_json
+from lakehouse.storage import read_json, read_table, write_json
 from transforms import pipeline, stages
 from transforms.stages import RunContext
 
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 
 CLOSED = "closed.json"        # a run with nothing to index
 SNAPSHOT = "snapshot.json"    # the candidate snapshot frozen from a run
+CHANGES = "changes.json"      # how many documents the run changes, counted before its commit
 
 
 DEFAULT_SCHEDULE = "@hourly"
@@ -63,12 +65,27 @@ def pending_index_run(paths: LakePaths) -> str | None:
 
 
 def begin_ingest(settings: Settings, run_id: str | None = None) -> dict:
-    """Start (or resume an uncommitted) run and plan it; returns the run id and its batches."""
+    """Start (or resume an uncommitted) run and plan it; returns the run id, its batches and how many documents
+    changed (noted before the commit, so a retried commit still knows)."""
     paths = LakePaths(settings.home)
     if (pending := pending_index_run(paths)) and pending != run_id:
         raise RunPending(f"run {pending} is committed but not indexed yet (lakerag_index); try again after it")
     ctx = pipeline.start_run(settings, run_id)
-    return {"run_id": ctx.run_id, "batches": stages.discover(ctx)}
+    batches = stages.discover(ctx)
+    changes = _count_changes(ctx)
+    write_json({"changes": changes}, paths.run_dir(ctx.run_id) / CHANGES)
+    return {"run_id": ctx.run_id, "batches": batches, "changes": changes}
+
+
+def _count_changes(ctx: RunContext) -> int:
+    """Documents whose serving state this run changes: new, changed, moved, deleted, newly quarantined, or with
+    work to redo (a rebuild, a new extraction capability)."""
+    documents = read_table(ctx.paths.table("documents"), s.DOCUMENTS)
+    current = documents.filter(documents["is_current"])
+    status = dict(zip(current[s.DOCUMENT_ID].to_pylist(), current[s.STATUS].to_pylist(), strict=True))
+    plan = ctx.plan().select([s.DOCUMENT_ID, "action", "batch"]).to_pylist()
+    return sum(1 for row in plan if row["batch"] >= 0 or row["action"] in ("new", "changed", "moved", "deleted")
+               or (row["action"] == "quarantined" and status.get(row[s.DOCUMENT_ID]) != s.STATUS_QUARANTINED))
 
 
 def run_batch_stage(settings: Settings, run_id: str, stage: str, batch: int) -> int:
@@ -76,9 +93,7 @@ def run_batch_stage(settings: Settings, run_id: str, stage: str, batch: int) -> 
 
 
 def has_changes(ctx: RunContext) -> bool:
-    plan = ctx.plan()
-    return any(a != "unchanged" for a in plan["action"].to_pylist()) or any(b >= 0 for b in
-                                                                           plan["batch"].to_pylist())
+    return read_json(ctx.paths.run_dir(ctx.run_id) / CHANGES)["changes"] > 0
 
 
 def finish_ingest(settings: Settings, run_id: str, force: bool = False) -> dict:

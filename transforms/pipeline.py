@@ -15,6 +15,7 @@ from lakehouse.paths import LakePaths
 from lakehouse.runs import StageRecord, append_run, home_lock, load_stage_records, new_run_id, unfinished_run
 from lakehouse.settings import Settings
 from lakehouse.storage import read_json, write_json
+from graph_index import workflow as graph_workflow
 from transforms import indexing, stages
 from transforms.commit import commit
 from transforms.stages import RunContext
@@ -35,6 +36,7 @@ INDEX_STAGES: dict[str, Callable[[RunContext], StageRecord]] = {
     "enrich": indexing.enrich,
     "embed": indexing.embed,
     "sparse": indexing.sparse,
+    "graph": graph_workflow.graph,
 }
 
 # Index stages that want an accelerator: the Airflow DAG runs them in the GPU pool.

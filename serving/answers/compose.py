@@ -10,7 +10,7 @@ from serving.answers.catalog import CatalogQuery
 from serving.answers.engine import Engine
 from serving.answers.generation import Generator
 from serving.answers.modes import Retrieved
-from serving.answers.relevance import Relevance, terms
+from serving.answers.relevance import terms
 from serving.answers.sentences import Unit, best_units, split_units
 from serving.answers.types import CatalogItem, EvidenceItem, Filters, Suggestion
 from serving.answers.wording import META, describe_review, fmt_date, is_refusal, not_found
@@ -53,10 +53,10 @@ def refusal(language: str) -> Draft:
     return Draft(not_found(language), [], "not_found", "rules")
 
 
-def extractive(question: str, language: str, retrieved: Retrieved, relevance: Relevance,
-               filters: Filters | None, limit: int = 3) -> Draft:
-    """The best covering units of the sources, each followed by its citation."""
-    weights = relevance.weights(question, language)
+def extractive(weights: dict[str, float], language: str, retrieved: Retrieved, filters: Filters | None,
+               limit: int = 3) -> Draft:
+    """The units of the sources that best cover the question's term ``weights``, each followed by its
+    citation."""
     units = [Unit(text, s.n, i) for s in retrieved.sources for i, text in enumerate(split_units(s.text))]
     context = {s.n: terms(f"{s.title} {s.section}", language) for s in retrieved.sources}  # read in its section
     rank = {s.n: max(1.0 - 0.02 * (s.n - 1), 0.5) for s in retrieved.sources}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -51,18 +52,20 @@ class Relevance:
         present = terms(text, language) & weights.keys()
         return sum(weights[t] for t in present) / total
 
-    def score(self, question: str, language: str, texts: list[str]) -> float:
-        weights = self.weights(question, language)
+    def score(self, weights: dict[str, float], language: str, texts: list[str]) -> float:
+        """The best single text's coverage of the question (its term ``weights``)."""
         return max((self.coverage(t, language, weights) for t in texts), default=0.0)
 
-    def missing_codes(self, question: str, language: str, readable: np.ndarray) -> list[str]:
-        """Codes named in the question that no readable chunk contains."""
-        matrix = self.sparse.matrix
+    def missing_codes(self, weights: dict[str, float], readable: Callable[[], np.ndarray]) -> list[str]:
+        """Codes among the question's terms that no chunk the caller can read (``readable()``, a row mask)
+        contains."""
+        codes = [t for t in weights if _CODE.fullmatch(t)]
+        if not codes:
+            return []
+        mask, matrix = readable(), self.sparse.matrix
         missing = []
-        for term in dict.fromkeys(analyze(question, language)):
-            if not _CODE.fullmatch(term):
-                continue
+        for term in codes:
             column = self.sparse.vocabulary.get(term)
-            if column is None or not readable[matrix.indices[matrix.indptr[column]:matrix.indptr[column + 1]]].any():
+            if column is None or not mask[matrix.indices[matrix.indptr[column]:matrix.indptr[column + 1]]].any():
                 missing.append(term)
         return missing

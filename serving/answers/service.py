@@ -88,13 +88,14 @@ class AnswerService:
             raise (ModeUnavailable if unavailable else InvalidRequest)(str(exc)) from exc
         retrieved.timings["embed_ms"] = embed_ms
         state["mode_used"] = retrieved.mode_used
+        weights = engine.relevance.weights(question, language)
         if mode == "global":  # rated points (0-100) already measure how each report finding covers the question
             relevance = max((e.score for e in retrieved.evidence), default=0.0) / 100
         else:
-            relevance = engine.relevance.score(question, language, [s.text for s in retrieved.sources])
-        mask = engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters))
-        missing = engine.relevance.missing_codes(question, language, mask)
-        state.update(retrieved=retrieved, relevance=round(relevance, 4))
+            relevance = engine.relevance.score(weights, language, [s.text for s in retrieved.sources])
+        missing = engine.relevance.missing_codes(
+            weights, lambda: engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters)))
+        state.update(retrieved=retrieved, relevance=round(relevance, 4), weights=weights)
         if missing:
             retrieved.warnings.append(f"no readable document contains {', '.join(m.upper() for m in missing)}")
         below = relevance < self.min_relevance and mode != "global"
@@ -106,8 +107,7 @@ class AnswerService:
 
     def fallback(self, state: dict) -> compose.Draft:
         retrieved: modes.Retrieved = state["retrieved"]
-        return compose.extractive(state["question"], state["language"], retrieved, state["engine"].relevance,
-                                  state["req"].filters)
+        return compose.extractive(state["weights"], state["language"], retrieved, state["req"].filters)
 
     def finish(self, state: dict, draft: compose.Draft, request_id: str) -> Answer:
         engine: Engine = state["engine"]

@@ -15,6 +15,7 @@ from lakehouse.errors import ConfigError
 class ApiConfig:
     api_host: str = "127.0.0.1"  # interface `lakerag serve` binds
     api_port: int = 8000
+    api_workers: int = 1  # uvicorn worker processes (each holds the snapshot in memory)
     api_reload_interval: float = 2.0  # seconds between checks of the published snapshot pointer
     api_keys_file: Path | None = None  # YAML/JSON: API keys (or their sha256) -> access groups
     api_keys: str | None = field(default=None, repr=False)  # the same mapping as inline JSON; never logged

@@ -1,9 +1,33 @@
-"""Run the API under uvicorn, bound to 127.0.0.1 unless told otherwise."""
+"""Run the API under uvicorn, bound to 127.0.0.1 unless told otherwise; ``api_workers`` > 1 runs that many
+processes (each loads the snapshot and follows the pointer on its own), which is how one machine uses its
+cores: retrieval holds the GIL for most of a request."""
 
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
+
+
+def _configure_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    request_log = logging.getLogger("lakerag.api")  # one JSON object per line, nothing around it
+    if not request_log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        request_log.addHandler(handler)
+    request_log.setLevel(logging.INFO)
+    request_log.propagate = False
+    logging.getLogger("serving.answers").setLevel(logging.INFO)  # snapshot switches and refusals
+
+
+def worker_app() -> Any:
+    """The app of one worker process (settings from the environment, as the parent set them)."""
+    from lakehouse.settings import get_settings
+    from serving.api.app import create_app
+
+    _configure_logging()
+    return create_app(get_settings())
 
 
 def serve(settings: Any, host: str | None = None, port: int | None = None, log_level: str = "info") -> None:
@@ -13,16 +37,14 @@ def serve(settings: Any, host: str | None = None, port: int | None = None, log_l
     from serving.api.config import ApiConfig
 
     config = ApiConfig.from_settings(settings)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    request_log = logging.getLogger("lakerag.api")  # one JSON object per line, nothing around it
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(message)s"))
-    request_log.addHandler(handler)
-    request_log.setLevel(logging.INFO)
-    request_log.propagate = False
-    logging.getLogger("serving.answers").setLevel(logging.INFO)  # snapshot switches and refusals
-    uvicorn.run(create_app(settings), host=host or config.api_host, port=port or config.api_port, log_level=log_level,
-                access_log=False, lifespan="on")
+    _configure_logging()
+    options = {"host": host or config.api_host, "port": port or config.api_port, "log_level": log_level,
+               "access_log": False, "lifespan": "on"}
+    if config.api_workers > 1:
+        os.environ["LAKERAG_HOME"] = str(settings.home)  # the workers read their settings from the environment
+        uvicorn.run("serving.api.server:worker_app", factory=True, workers=config.api_workers, **options)
+    else:
+        uvicorn.run(create_app(settings), **options)
 
 
 def examples(settings: Any, host: str | None = None, port: int | None = None) -> str:

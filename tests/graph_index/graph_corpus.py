@@ -114,13 +114,14 @@ def write_corpus(root: Path, docs: dict[str, str] = DOCS) -> Path:
 
 
 def index_and_graph(settings):
-    """Run the ingest and index stages, then the graph stage; returns (run record, graph stage record)."""
-    from graph_index.workflow import graph
+    """Run the ingest and index stages (the graph stage included); returns (run record, graph stage record)."""
+    from lakehouse.paths import LakePaths
+    from lakehouse.runs import load_stage_records
     from transforms.pipeline import run_index
-    from transforms.stages import RunContext
 
     record = run_index(settings)
-    return record, graph(RunContext(settings, record["run_id"]))
+    stages = load_stage_records(LakePaths(settings.home), record["run_id"])
+    return record, next(r for r in stages if r.stage == "graph")
 
 
 def tables(settings) -> dict[str, list[dict]]:

@@ -30,8 +30,10 @@ def write_graph(home: Path) -> Path:
     paths = LakePaths(home)
     chunks = pq.read_table(paths.table("chunks")).to_pylist()
     mentions: dict[str, list[dict]] = defaultdict(list)
+    found_in: dict[str, list[str]] = {}
     for chunk in chunks:
-        found = set(CODE.findall(chunk["text"])) | {n for n in NAMES if n in chunk["text"]}
+        found = sorted(set(CODE.findall(chunk["text"])) | {n for n in NAMES if n in chunk["text"]})
+        found_in[chunk["chunk_id"]] = found
         for name in found:
             mentions[name].append(chunk)
     names = sorted(n for n, evidence in mentions.items() if evidence)
@@ -43,7 +45,7 @@ def write_graph(home: Path) -> Path:
                  "degree": 0} for n in names]
     pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
     for chunk in chunks:
-        inside = sorted(n for n in names if chunk in mentions[n])
+        inside = found_in[chunk["chunk_id"]]
         for i, a in enumerate(inside):
             for b in inside[i + 1:]:
                 pairs[(a, b)].append(chunk["chunk_id"])
