@@ -39,7 +39,7 @@ class Filters:
 class RetrievalConfig:
     method: str = "hybrid"
     fusion: str = "weighted"  # weighted | rrf
-    dense_weight: float = 0.7
+    dense_weight: float = 0.5
     rrf_k: int = 60
     candidates: int = 100
     rerank: bool = False

@@ -1,0 +1,70 @@
+"""A run's life across the DAGs, without Airflow: pending runs block new commits, unchanged runs close, a frozen
+run yields an unpublished candidate snapshot, and rebuilds drop exactly the cached work they name."""
+
+from __future__ import annotations
+
+import pytest
+
+from lakehouse.errors import ConfigError
+from lakehouse.paths import LakePaths
+from lakehouse.snapshots import current_id, read_manifest
+from tests.serving.conftest import write_corpus
+from transforms import lifecycle
+from transforms.pipeline import INDEX_STAGES
+from transforms.rebuild import RebuildScope, begin_rebuild, invalidate
+
+
+def _ingest(settings) -> dict:
+    plan = lifecycle.begin_ingest(settings)
+    for batch in plan["batches"]:
+        for stage in ("land", "extract", "chunk"):
+            lifecycle.run_batch_stage(settings, plan["run_id"], stage, batch)
+    return lifecycle.finish_ingest(settings, plan["run_id"])
+
+
+def _index(settings, run_id: str) -> str:
+    for stage in INDEX_STAGES:
+        lifecycle.run_index_stage(settings, run_id, stage)
+    lifecycle.record(settings, run_id)
+    return lifecycle.freeze(settings, run_id)
+
+
+@pytest.fixture
+def settings(tmp_path):
+    from lakehouse.settings import Settings
+
+    return Settings(home=tmp_path / "home", source=write_corpus(tmp_path / "src"), embedding_model="wordllama")
+
+
+def test_a_committed_run_is_pending_until_frozen_and_blocks_the_next_ingest(settings):
+    paths = LakePaths(settings.home)
+    first = _ingest(settings)
+    assert first["changed"] and lifecycle.pending_index_run(paths) == first["run_id"]
+    with pytest.raises(lifecycle.RunPending, match=first["run_id"]):
+        lifecycle.begin_ingest(settings)
+    snapshot_id = _index(settings, first["run_id"])
+    assert lifecycle.freeze(settings, first["run_id"]) == snapshot_id  # a retry returns the same snapshot
+    assert lifecycle.pending_index_run(paths) is None and current_id(paths) is None  # frozen, not published
+    manifest = read_manifest(paths, snapshot_id)
+    assert manifest["source_run_ids"] == [first["run_id"]] and manifest["models"]["embedding_dim"] > 0
+    assert manifest["counts"]["vectors"] == manifest["counts"]["chunks"]
+
+    second = _ingest(settings)  # nothing changed: recorded and closed, nothing to index
+    assert not second["changed"] and lifecycle.pending_index_run(paths) is None
+    assert paths.run_record(second["run_id"]).exists()
+
+
+def test_rebuild_scopes_drop_only_what_they_name(settings):
+    paths = LakePaths(settings.home)
+    _index(settings, _ingest(settings)["run_id"])
+    with pytest.raises(ConfigError, match="exactly one"):
+        RebuildScope(full=True, from_stage="embed")
+    with pytest.raises(ConfigError, match="from_stage"):
+        RebuildScope(from_stage="nope")
+    dropped = invalidate(settings, RebuildScope(from_stage="embed"))
+    assert dropped["stages"][0] == "embed" and not (paths.cache / "vectors").exists()
+    assert (paths.cache / "extracted").exists()
+    plan = begin_rebuild(settings, RebuildScope(path_prefix="Contratos/"))
+    assert plan["invalidated"]["documents"] == 2 and plan["changes"] == 2 and plan["batches"]
+    result = lifecycle.finish_ingest(settings, plan["run_id"], force=True)
+    assert result["changed"] and lifecycle.pending_index_run(paths) == plan["run_id"]
