@@ -4,16 +4,17 @@ PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo index status test test-fast lint lock corpus bench clean
+.PHONY: setup demo index status test test-fast lint lock corpus bench clean airflow dbt dbt-manifest compose-config
 
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.lock pyproject.toml scripts/setup.sh
 	bash scripts/setup.sh
 
-demo: setup  ## ingest, extract and chunk the bundled sample corpus, then print its status
+demo: setup  ## index the bundled sample corpus, print its status, then serve the API (Ctrl-C stops it)
 	$(VENV)/bin/lakerag index
 	$(VENV)/bin/lakerag status
+	$(VENV)/bin/lakerag serve
 
 index: setup
 	$(VENV)/bin/lakerag index
@@ -39,6 +40,28 @@ corpus: setup  ## rebuild the sample corpus's PDF and DOCX files from sample_cor
 bench: setup
 	$(PY) benchmarks/extraction.py
 	$(PY) benchmarks/ingest.py
+
+# Airflow 3 on this machine, for people who want the UI: http://127.0.0.1:8080 (login printed by standalone and
+# kept in airflow_home/). DAGs from dags/, data under $$LAKERAG_HOME (default ./var). Stop with Ctrl-C (SIGINT).
+AIRFLOW_ENV := PATH=$(CURDIR)/$(VENV)/bin:$$PATH AIRFLOW_HOME=$(CURDIR)/airflow_home \
+	AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
+	AIRFLOW__CORE__LOAD_EXAMPLES=False AIRFLOW__CORE__PARALLELISM=2 AIRFLOW__API__HOST=127.0.0.1 \
+	AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION=False AIRFLOW__COSMOS__ENABLE_TELEMETRY=False \
+	DBT_SEND_ANONYMOUS_USAGE_STATS=False DBT_VERSION_CHECK=False
+
+airflow: setup  ## airflow standalone bound to 127.0.0.1 with the lakerag DAGs
+	$(AIRFLOW_ENV) $(VENV)/bin/airflow db migrate >/dev/null
+	$(AIRFLOW_ENV) $(VENV)/bin/airflow pools set lakerag_gpu 1 "GPU-bound index stages" >/dev/null
+	$(AIRFLOW_ENV) exec $(VENV)/bin/airflow standalone
+
+dbt: setup  ## build the serving marts (dbt) of the newest snapshot under $$LAKERAG_HOME
+	DBT_SEND_ANONYMOUS_USAGE_STATS=False $(PY) -m transforms.dbt_build
+
+dbt-manifest: setup  ## refresh dbt_project/manifest/manifest.json (Cosmos renders lakerag_transform from it)
+	DBT_SEND_ANONYMOUS_USAGE_STATS=False $(PY) -m transforms.dbt_build --manifest
+
+compose-config:  ## validate docker-compose.yml (no engine needed)
+	docker-compose -f docker-compose.yml config -q
 
 clean:
 	rm -rf var

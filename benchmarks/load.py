@@ -5,8 +5,9 @@ mixed (half of them with a key that reads every group); reported: requests/s, p5
     .venv/bin/python benchmarks/load.py                     # the sample corpus (indexed first if needed)
     .venv/bin/python benchmarks/load.py --chunks 100000     # the sample chunks replicated to ~100k chunks
 
-Hybrid mode needs a graph index; when the snapshot has none, the rule-built test graph
-(tests/serving/api/graph_tables.py) is added so that hybrid exercises graph search, not its basic fallback.
+Hybrid mode needs the snapshot's graph index (built by ``run_index``); without one it falls back to basic and
+the ``partial`` column counts those answers. The replicated corpus replicates the graph too: each entity,
+relation, community and report keeps its text and gets the copies of its evidence chunks.
 Results go to benchmarks/results/load-<label>.json.
 """
 
@@ -43,9 +44,9 @@ def _questions() -> list[str]:
 
 
 def _sample_home(work: Path, model: str) -> Path:
+    from lakehouse.paths import LakePaths
     from lakehouse.settings import Settings
     from lakehouse.snapshots import current_id
-    from lakehouse.paths import LakePaths
     from transforms.pipeline import run_index
 
     home = work / f"sample-{model}"
@@ -53,18 +54,6 @@ def _sample_home(work: Path, model: str) -> Path:
         print(f"indexing the sample corpus into {home} ...", flush=True)
         run_index(Settings(home=home, embedding_model=model))
     return home
-
-
-def _with_graph(home: Path, model: str) -> None:
-    from lakehouse.paths import LakePaths
-    from lakehouse.snapshots import create_snapshot, current_id, publish, snapshot_tables
-    from tests.serving.api.graph_tables import write_graph
-
-    paths = LakePaths(home)
-    if (snapshot_tables(paths) / "graph.json").exists():
-        return
-    write_graph(home)
-    publish(paths, create_snapshot(paths, current_id(paths) or "bench", {"models": {"embedding": model}}))
 
 
 def _replicate(sample: Path, work: Path, target: int, model: str) -> Path:
@@ -112,8 +101,37 @@ def _replicate(sample: Path, work: Path, target: int, model: str) -> Path:
     print(f"BM25 over {len(ids)} chunks built in {time.perf_counter() - started:.0f} s", flush=True)
     save_sparse_index(sparse, paths.tables / "sparse-replicated")
     write_json({"dir": "sparse-replicated", "run_id": "replicated"}, paths.tables / "sparse.json")
+    _replicate_graph(source, paths.tables, copies)
     publish(paths, create_snapshot(paths, "replicated", {"models": {"embedding": model}}))
     return home
+
+
+def _replicate_graph(source: Path, tables: Path, copies: int) -> None:
+    """The sample's graph tables with every chunk id list extended to the chunk's copies."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lakehouse.storage import read_json, write_json
+
+    if not (source / "graph.json").exists():
+        return
+    folder = source / read_json(source / "graph.json")["dir"]
+    target = tables / "graph-replicated"
+    target.mkdir(parents=True, exist_ok=True)
+
+    def spread(ids: list[str]) -> list[str]:
+        return [f"{c}_{k}" for k in range(copies) for c in ids or []]
+
+    for part in folder.glob("*.parquet"):
+        table = pq.read_table(part)
+        rows = table.to_pylist()
+        for row in rows:
+            if "chunk_ids" in row:
+                row["chunk_ids"] = spread(row["chunk_ids"])
+            for finding in row.get("findings") or []:
+                finding["chunk_ids"] = spread(finding["chunk_ids"])
+        pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), target / part.name)
+    write_json({"dir": target.name, "run_id": "replicated"}, tables / "graph.json")
 
 
 def _free_port() -> int:
@@ -212,8 +230,10 @@ def _summary(results: list[tuple], seconds: float) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--home", type=Path, help="a home with a published snapshot (default: index the sample)")
-    parser.add_argument("--work", type=Path, default=ROOT / "var" / "bench", help="where bench homes are kept")
+    parser.add_argument("--home", type=Path,
+                        help="a home with a published snapshot (default: index the sample)")
+    parser.add_argument("--work", type=Path, default=ROOT / "var" / "bench",
+                        help="where bench homes are kept")
     parser.add_argument("--model", default="wordllama", help="embedding model of the index and the server")
     parser.add_argument("--chunks", type=int, default=0, help="replicate the sample to this many chunks")
     parser.add_argument("--seconds", type=float, default=60)
@@ -225,7 +245,6 @@ def main() -> None:
     home = args.home or _sample_home(args.work, args.model)
     if args.chunks:
         home = _replicate(home, args.work, args.chunks, args.model)
-    _with_graph(home, args.model)
     port = _free_port()
     log = args.work / f"load-server-{port}.log"
     args.work.mkdir(parents=True, exist_ok=True)

@@ -1,13 +1,13 @@
 """
 ### lakerag_index
 
-Scheduled on the `lakerag_chunks` asset. Runs every index stage of `transforms.pipeline.INDEX_STAGES` in order
-(contexts, dense vectors, BM25, and any stage registered there, such as the graph) over the committed chunks of
-the pending run, writes the run record, and freezes the tables into an unpublished candidate snapshot: the
-`lakerag_candidate` asset, which schedules `lakerag_transform`.
+Scheduled on the `lakerag_chunks` asset. Runs every index stage of `transforms.pipeline.INDEX_STAGES` in
+order (contexts, dense vectors, BM25, and any stage registered there, such as the graph) over the committed
+chunks of the pending run, writes the run record, and freezes the tables into an unpublished candidate
+snapshot: the `lakerag_candidate` asset, which schedules `lakerag_transform`.
 
 * Every stage is cached by content: a run after a 1% change does about 1% of the work.
-* GPU-bound stages (`pipeline.GPU_STAGES`) run in the `lakerag_gpu` pool: size it to the accelerators you have.
+* GPU-bound stages (`pipeline.GPU_STAGES`) run in the `lakerag_gpu` pool: size it to your accelerators.
 * Each stage task updates its own asset (`lakerag_<stage>`) for lineage.
 * Idempotent: rerunning a stage rewrites the same tables; `freeze` returns the same snapshot when retried.
 """
@@ -45,7 +45,7 @@ def lakerag_index() -> None:
 
     @task
     def index_stage(run: str, stage: str) -> int:
-        """One index stage over the committed chunks (cached by content); returns how many items it computed."""
+        """One index stage over the committed chunks (cached by content); returns how many it computed."""
         from lakehouse.settings import get_settings
         from transforms.lifecycle import run_index_stage
 

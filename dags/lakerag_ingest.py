@@ -1,15 +1,16 @@
 """
 ### lakerag_ingest
 
-Finds what changed in the source folder (new, changed, moved, deleted files), then lands, extracts and chunks only
-that, mapped over batches of documents, and commits the lakehouse tables. When anything changed, `chunks_ready`
-updates the `lakerag_chunks` asset, which schedules `lakerag_index`; otherwise the run is recorded and closed.
+Finds what changed in the source folder (new, changed, moved, deleted files), then lands, extracts and chunks
+only that, mapped over batches of documents, and commits the lakehouse tables. When anything changed,
+`chunks_ready` updates the `lakerag_chunks` asset, which schedules `lakerag_index`; otherwise the run is
+recorded and closed.
 
-* Schedule: `LAKERAG_INGEST_SCHEDULE` (cron or preset, default `@hourly`, `none` for manual runs), the only value
-  read at parse time. Every other setting is read when a task runs.
-* Idempotent tasks: work is keyed by content hash and written atomically; an interrupted run resumes under its id.
+* Schedule: `LAKERAG_INGEST_SCHEDULE` (cron or preset, default `@hourly`, `none` for manual runs), the only
+  value read at parse time. Every other setting is read when a task runs.
+* Idempotent tasks: work is keyed by content hash and written atomically; an interrupted run resumes.
 * While an earlier run is committed but not yet indexed, `discover` skips: committing now would race with it.
-* Bad files are quarantined with a reason (`lakerag status`); a bad folder configuration fails without retries.
+* Bad files are quarantined with a reason (`lakerag status`); a bad folder configuration fails, unretried.
 * Only small values cross XCom: the run id and batch numbers.
 """
 
@@ -66,7 +67,7 @@ def lakerag_ingest() -> None:
 
     @task(trigger_rule="none_failed_min_one_success")
     def commit(plan: dict) -> dict:
-        """Fold the run into the documents, extracted, chunks and quarantine tables; close it if nothing changed."""
+        """Fold the run into the documents, extracted, chunks and quarantine tables; close it if unchanged."""
         from lakehouse.settings import get_settings
         from transforms.lifecycle import finish_ingest
 

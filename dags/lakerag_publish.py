@@ -2,9 +2,9 @@
 ### lakerag_publish
 
 Scheduled on the `lakerag_serving` asset. Evaluates the candidate snapshot on the labelled question set
-(`LAKERAG_EVAL_QUESTIONS`, default `sample_corpus/questions.jsonl`: document hit@5 and MRR@10, each question asked
-with its own access groups), compares it with the published snapshot, and switches the `CURRENT` pointer only if
-no gated metric is worse by more than `LAKERAG_PUBLISH_TOLERANCE` (default 0.02).
+(`LAKERAG_EVAL_QUESTIONS`, default `sample_corpus/questions.jsonl`: document hit@5 and MRR@10, each question
+asked with its own access groups), compares it with the published snapshot, and switches the `CURRENT` pointer
+only if no gated metric is worse by more than `LAKERAG_PUBLISH_TOLERANCE` (default 0.02).
 
 * A refused candidate fails this run without retries, with the comparison in the log and in the candidate's
   manifest; the previous snapshot keeps serving. To publish it anyway: `lakerag snapshots rollback ID`.
@@ -50,7 +50,7 @@ def lakerag_publish() -> None:
 
     @task(outlets=[PUBLISHED])
     def gate(snapshot_id: str, **context) -> dict:
-        """Publish the candidate if it is not worse than the published one beyond the tolerance; else fail loudly."""
+        """Publish the candidate unless it is worse than the published one beyond the tolerance."""
         from lakehouse.gate import GateRefused
         from lakehouse.settings import get_settings
         from transforms.publishing import publish_candidate

@@ -1,15 +1,15 @@
 """
 ### lakerag_rebuild
 
-Manual. Recomputes part of the lakehouse, then runs like `lakerag_ingest` and updates the `lakerag_chunks` asset
-(even if no file changed), so `lakerag_index`, `lakerag_transform` and `lakerag_publish` follow as usual and the
-gate still guards what gets published. Choose exactly one param:
+Manual. Recomputes part of the lakehouse, then runs like `lakerag_ingest` and updates the `lakerag_chunks`
+asset (even if no file changed), so `lakerag_index`, `lakerag_transform` and `lakerag_publish` follow as usual
+and the gate still guards what gets published. Choose exactly one param:
 
 * `full`: every stage for every document (raw blobs and the LLM response cache are kept);
 * `path_prefix`: re-extract and re-chunk the documents under this path (e.g. after installing OCR);
 * `from_stage`: that stage and every later one (e.g. `embed` after changing `LAKERAG_EMBEDDING_MODEL`).
 
-Invalid params fail at once without retries; while an ingest run is still being indexed, `prepare` retries later.
+Invalid params fail at once, unretried; while an ingest run is still being indexed, `prepare` retries later.
 """
 
 from __future__ import annotations
@@ -28,12 +28,14 @@ DEFAULT_ARGS = {"owner": "lakerag", "retries": 3, "retry_delay": timedelta(minut
 PARAMS = {
     "full": Param(False, type="boolean", description="Recompute every stage for every document."),
     "path_prefix": Param("", type="string", description="Re-extract the documents under this path."),
-    "from_stage": Param("", type="string", enum=["", *stage_order()], description="Recompute from this stage."),
+    "from_stage": Param("", type="string", enum=["", *stage_order()],
+                        description="Recompute from this stage."),
 }
 
 
-@dag(dag_id="lakerag_rebuild", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC"), catchup=False,
-     max_active_runs=1, default_args=DEFAULT_ARGS, params=PARAMS, tags=["lakerag", "rebuild"], doc_md=__doc__)
+@dag(dag_id="lakerag_rebuild", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
+     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, params=PARAMS, tags=["lakerag", "rebuild"],
+     doc_md=__doc__)
 def lakerag_rebuild() -> None:
     @task
     def prepare(**context) -> dict:
@@ -80,7 +82,8 @@ def lakerag_rebuild() -> None:
 
     plan = prepare()
     todo = batches(plan)
-    extract.partial(plan=plan).expand(batch=todo) >> chunk.partial(plan=plan).expand(batch=todo) >> commit(plan)
+    extracted = extract.partial(plan=plan).expand(batch=todo)
+    extracted >> chunk.partial(plan=plan).expand(batch=todo) >> commit(plan)
 
 
 lakerag_rebuild()

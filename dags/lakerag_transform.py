@@ -3,11 +3,11 @@
 
 Scheduled on the `lakerag_candidate` asset. Builds the dbt project (`dbt_project/`) over the newest candidate
 snapshot through astronomer-cosmos: staging views over the snapshot's Parquet tables, then the serving marts
-(catalog, expiring documents, chunks, graph tables, run and quality summaries), each model followed by its tests.
+(catalog, expiring documents, chunks, graph tables, run and quality summaries), then every dbt test.
 
 * The task list comes from the committed manifest (`dbt_project/manifest/manifest.json`, `make dbt-manifest`),
   never from `dbt ls` at parse time; dbt runs in-process (Cosmos LOCAL, dbtRunner), with no `dbt deps`.
-* dbt writes a new DuckDB file inside the snapshot; `seal` renames it to `serving.duckdb` only after every test
+* dbt writes a new DuckDB file; `seal` moves it into the snapshot as `serving.duckdb` only after every test
   passed, so the API never opens a file being written. One dbt task at a time (`max_active_tasks=1`): DuckDB
   allows one writer per file.
 * A failing data test fails the run without retries (the data would break serving); `seal` then updates the
@@ -31,7 +31,7 @@ DEFAULT_ARGS = {"owner": "lakerag", "retries": 2, "retry_delay": timedelta(secon
                 "retry_exponential_backoff": True, "max_retry_delay": timedelta(minutes=10)}
 # A dbt task that ran and failed (a data test, a SQL error) fails the same way again: no retries for those.
 DBT_FAILURES_ARE_FINAL = ExceptionRetryPolicy(rules=[RetryRule(
-    exception="cosmos.exceptions.CosmosDbtRunError", action=RetryAction.FAIL, reason="dbt test or SQL failure")])
+    exception="cosmos.exceptions.CosmosDbtRunError", action=RetryAction.FAIL, reason="dbt test or SQL")])
 FROM_LOCATE = "{{{{ ti.xcom_pull(task_ids='locate')['{}'] }}}}"
 
 
@@ -52,7 +52,8 @@ def lakerag_transform() -> None:
 
     marts = DbtTaskGroup(
         group_id="marts",
-        project_config=ProjectConfig(dbt_project_path=PROJECT_DIR, manifest_path=MANIFEST, install_dbt_deps=False),
+        project_config=ProjectConfig(dbt_project_path=PROJECT_DIR, manifest_path=MANIFEST,
+                                     install_dbt_deps=False),
         profile_config=ProfileConfig(profile_name="lakerag", target_name="serving",
                                      profiles_yml_filepath=PROJECT_DIR / "profiles.yml"),
         execution_config=ExecutionConfig(execution_mode=ExecutionMode.LOCAL,

@@ -34,8 +34,8 @@ class GateResult:
     def report(self) -> str:
         """A readable comparison table, one line per metric."""
         verdict = "passed" if self.passed else "REFUSED"
-        lines = [f"publish gate {verdict}: candidate {self.candidate_id} vs published {self.current_id or '-'} "
-                 f"(tolerance {self.tolerance:g})",
+        lines = [f"publish gate {verdict}: candidate {self.candidate_id} vs published "
+                 f"{self.current_id or '-'} (tolerance {self.tolerance:g})",
                  f"  {'metric':<10} {'published':>10} {'candidate':>10} {'delta':>8}"]
         for row in self.rows:
             current = "-" if row.current is None else f"{row.current:.4f}"
@@ -46,7 +46,7 @@ class GateResult:
 
 
 class GateRefused(LakeragError):
-    """The candidate snapshot scored worse than the published one beyond the tolerance; nothing was published."""
+    """The candidate scored worse than the published snapshot beyond the tolerance; nothing was published."""
 
     def __init__(self, result: GateResult) -> None:
         super().__init__(result.report())
@@ -54,7 +54,8 @@ class GateRefused(LakeragError):
 
 
 def compare(candidate: dict[str, float], current: dict[str, float] | None, tolerance: float,
-            candidate_id: str, current_id: str | None, metrics: tuple[str, ...] = GATED_METRICS) -> GateResult:
+            candidate_id: str, current_id: str | None,
+            metrics: tuple[str, ...] = GATED_METRICS) -> GateResult:
     """Compare the candidate's metrics with the published snapshot's (None: nothing published yet, passes)."""
     if tolerance < 0:
         raise ValueError(f"publish tolerance must be >= 0, got {tolerance}")

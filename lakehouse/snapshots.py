@@ -128,7 +128,7 @@ def rollback(paths: LakePaths, snapshot_id: str) -> None:
 
 
 def snapshot_dir(paths: LakePaths, snapshot_id: str) -> Path:
-    """The folder of one snapshot (``manifest.json``, ``tables/``, ``serving.duckdb`` once dbt has built it)."""
+    """One snapshot's folder: ``manifest.json``, ``tables/``, and ``serving.duckdb`` once dbt has built it."""
     return _root(paths) / snapshot_id
 
 

@@ -4,8 +4,8 @@ dbt builds into ``$LAKERAG_HOME/dbt/serving.building.duckdb`` (a fresh file each
 and test has passed is it moved to ``snapshots/<id>/serving.duckdb``, so the API never opens a file being
 written. The snapshot's location reaches dbt through environment variables, not ``--vars``, so dbt's partial
 parsing survives from one snapshot to the next. ``build_marts`` runs ``dbt build``
-in-process (dbtRunner) for the CLI and tests; the Airflow DAG runs the same project through Cosmos, with the vars
-and environment from ``dbt_context``."""
+in-process (dbtRunner) for the CLI and tests; the Airflow DAG runs the same project through Cosmos, with the
+vars and environment from ``dbt_context``."""
 
 from __future__ import annotations
 
@@ -57,8 +57,8 @@ def empty_graph(paths: LakePaths) -> Path:
 
 
 def _work(paths: LakePaths) -> Path:
-    """dbt's working folder: the DuckDB file being built, dbt's target (partial parse cache) and logs. Its paths
-    stay the same from one snapshot to the next, so dbt re-parses only what reads the snapshot's location."""
+    """dbt's working folder: the DuckDB file being built, dbt's target (partial parse cache) and logs. Its
+    paths stay the same from one snapshot to the next, so dbt re-parses only what reads the snapshot."""
     return paths.home / "dbt"
 
 
@@ -73,7 +73,8 @@ def dbt_context(settings: Settings, snapshot_id: str, as_of: str | None = None) 
         variables["as_of"] = as_of
     work = _work(paths)
     env = {"LAKERAG_DBT_DUCKDB": str(work / BUILDING), "LAKERAG_DBT_TABLES": str(tables),
-           "LAKERAG_DBT_GRAPH": str(graph), "LAKERAG_DBT_THREADS": str(int(getattr(settings, "dbt_threads", 1))),
+           "LAKERAG_DBT_GRAPH": str(graph),
+           "LAKERAG_DBT_THREADS": str(int(getattr(settings, "dbt_threads", 1))),
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "False", "DBT_VERSION_CHECK": "False"}
     return {"snapshot_id": snapshot_id, "vars": variables, "env": env, "building": str(work / BUILDING),
             "target": str(work)}
@@ -112,7 +113,8 @@ def run_dbt(args: list[str], context: dict, project: Path = PROJECT_DIR):
     from dbt.cli.main import dbtRunner
 
     full = [*args, "--project-dir", str(project), "--profiles-dir", str(project),
-            "--target-path", str(Path(context["target"]) / "target"), "--log-path", str(Path(context["target"])),
+            "--target-path", str(Path(context["target"]) / "target"),
+            "--log-path", str(Path(context["target"])),
             "--vars", json.dumps(context["vars"]), "--no-use-colors"]
     _close_dbt_connections()  # a handle kept from an earlier in-process run may point at a removed file
     try:
@@ -129,7 +131,8 @@ def _failures(result) -> tuple[list[str], list[str]]:
         status = str(getattr(item.status, "value", item.status))
         if status in ("fail", "error"):
             line = f"{item.node.unique_id}: {status}: {(item.message or '').strip()[:300]}"
-            (tests if item.node.resource_type in ("test", "unit_test") and status == "fail" else others).append(line)
+            is_test = item.node.resource_type in ("test", "unit_test") and status == "fail"
+            (tests if is_test else others).append(line)
     return tests, others
 
 
@@ -144,7 +147,8 @@ def build_marts(settings: Settings, snapshot_id: str | None = None, as_of: str |
     result = run_dbt(["build"], context, project_dir(settings))
     tests, others = _failures(result)
     if tests:
-        raise DbtTestFailure(f"snapshot {context['snapshot_id']}: dbt tests failed:\n" + "\n".join(tests + others))
+        detail = "\n".join(tests + others)
+        raise DbtTestFailure(f"snapshot {context['snapshot_id']}: dbt tests failed:\n{detail}")
     if not result.success or others:
         detail = "\n".join(others) or str(result.exception)
         raise DbtBuildError(f"snapshot {context['snapshot_id']}: dbt build failed:\n{detail}")
@@ -178,7 +182,7 @@ def seal(settings: Settings, snapshot_id: str) -> dict:
 
 
 def _close_dbt_connections() -> None:
-    """dbt-duckdb keeps its database handle on a class attribute after an in-process run; close and drop it."""
+    """dbt-duckdb keeps its database handle on a class attribute after an in-process run; close it."""
     try:
         from dbt.adapters.duckdb.connections import DuckDBConnectionManager
     except ImportError:  # pragma: no cover - dbt-duckdb not installed
@@ -198,10 +202,10 @@ def write_manifest(project: Path = PROJECT_DIR, target: Path = MANIFEST) -> Path
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        context = {"target": tmp, "env": {"DBT_SEND_ANONYMOUS_USAGE_STATS": "False", "DBT_VERSION_CHECK": "False",
-                                          "LAKERAG_DBT_DUCKDB": str(Path(tmp) / "parse.duckdb"),
-                                          "LAKERAG_DBT_TABLES": "/nonexistent", "LAKERAG_DBT_GRAPH": "/nonexistent"},
-                   "vars": {}}
+        env = {"DBT_SEND_ANONYMOUS_USAGE_STATS": "False", "DBT_VERSION_CHECK": "False",
+               "LAKERAG_DBT_DUCKDB": str(Path(tmp) / "parse.duckdb"), "LAKERAG_DBT_TABLES": "/nonexistent",
+               "LAKERAG_DBT_GRAPH": "/nonexistent"}
+        context = {"target": tmp, "env": env, "vars": {}}
         result = run_dbt(["parse"], context, project)
         if not result.success:
             raise DbtBuildError(f"dbt parse failed: {result.exception}")
@@ -220,3 +224,28 @@ _KEPT = ("name", "resource_type", "package_name", "original_file_path", "depends
 
 def _portable(node: dict) -> dict:
     return {k: node[k] for k in _KEPT if k in node}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m transforms.dbt_build [SNAPSHOT_ID | --manifest]``: build a snapshot's marts (the newest by
+    default) or refresh the committed manifest Cosmos renders from."""
+    import sys
+
+    from lakehouse.settings import get_settings
+
+    args = sys.argv[1:] if argv is None else argv
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if args[:1] == ["--manifest"]:
+        print(write_manifest())
+        return 0
+    try:
+        result = build_marts(get_settings(), args[0] if args else None)
+    except LakeragError as exc:
+        print(f"lakerag dbt: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

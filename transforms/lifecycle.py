@@ -1,11 +1,11 @@
 """A run's life across the Airflow DAGs, as plain functions over the lakehouse (no Airflow here).
 
-    ingest:  begin_ingest -> (land, extract, chunk per batch) -> finish_ingest      commit; close if nothing changed
-    index:   pending_index_run -> every INDEX_STAGES stage -> record -> freeze    a candidate snapshot
-    then dbt (transforms.dbt_build) and the gate (transforms.publishing) work on that snapshot, never on tables/.
+    ingest:  begin_ingest -> (land, extract, chunk per batch) -> finish_ingest   commit; close if unchanged
+    index:   pending_index_run -> every INDEX_STAGES stage -> record -> freeze  a candidate snapshot
+    then dbt (transforms.dbt_build) and the gate (transforms.publishing) use that snapshot, never tables/.
 
-Between a commit and its candidate snapshot the run is *pending*: a new ingest (or rebuild) must not commit then,
-or the snapshot would mix two runs' tables. State lives on disk, so every step can be retried or rerun."""
+Between a commit and its candidate snapshot the run is *pending*: a new ingest (or rebuild) must not commit
+then, or the snapshot would mix two runs' tables. State lives on disk: every step can be retried or rerun."""
 
 from __future__ import annotations
 
@@ -36,18 +36,22 @@ DEFAULT_SCHEDULE = "@hourly"
 
 def ingest_schedule() -> str | None:
     """The ingest DAG's schedule: ``LAKERAG_INGEST_SCHEDULE`` (cron or preset; ``none`` for manual runs only).
-    The one value Airflow needs at parse time, so it is read from the environment alone: no Settings object, no
-    I/O. (Settings.ingest_schedule documents the same variable.)"""
+    The one value Airflow needs at parse time, so it is read from the environment alone: no Settings object,
+    no I/O. (Settings.ingest_schedule documents the same variable.)"""
     value = os.environ.get("LAKERAG_INGEST_SCHEDULE", DEFAULT_SCHEDULE).strip()
     return None if value.lower() in ("", "none", "manual") else value
 
 
 class RunPending(LakeragError):
-    """A committed run has no candidate snapshot yet; committing another run now would race with its indexing."""
+    """A committed run has no candidate snapshot yet; committing another now would race with its indexing."""
 
 
 def _run_dirs(paths: LakePaths) -> list:
-    return sorted(d for d in paths.runs.glob("run_*") if d.is_dir()) if paths.runs.exists() else []
+    """Started runs, oldest first (by start time: two run ids of the same second do not sort by time)."""
+    if not paths.runs.exists():
+        return []
+    started = [d for d in paths.runs.glob("run_*") if (d / "started.json").exists()]
+    return sorted(started, key=lambda d: (read_json(d / "started.json")["started_at"], d.name))
 
 
 def pending_index_run(paths: LakePaths) -> str | None:
@@ -65,11 +69,11 @@ def pending_index_run(paths: LakePaths) -> str | None:
 
 
 def begin_ingest(settings: Settings, run_id: str | None = None) -> dict:
-    """Start (or resume an uncommitted) run and plan it; returns the run id, its batches and how many documents
-    changed (noted before the commit, so a retried commit still knows)."""
+    """Start (or resume an uncommitted) run and plan it; returns the run id, its batches and how many
+    documents changed (noted before the commit, so a retried commit still knows)."""
     paths = LakePaths(settings.home)
     if (pending := pending_index_run(paths)) and pending != run_id:
-        raise RunPending(f"run {pending} is committed but not indexed yet (lakerag_index); try again after it")
+        raise RunPending(f"run {pending} is committed but not indexed yet (lakerag_index); retry after it")
     ctx = pipeline.start_run(settings, run_id)
     batches = stages.discover(ctx)
     changes = _count_changes(ctx)
@@ -78,13 +82,14 @@ def begin_ingest(settings: Settings, run_id: str | None = None) -> dict:
 
 
 def _count_changes(ctx: RunContext) -> int:
-    """Documents whose serving state this run changes: new, changed, moved, deleted, newly quarantined, or with
-    work to redo (a rebuild, a new extraction capability)."""
+    """Documents whose serving state this run changes: new, changed, moved, deleted, newly quarantined, or
+    with work to redo (a rebuild, a new extraction capability)."""
     documents = read_table(ctx.paths.table("documents"), s.DOCUMENTS)
     current = documents.filter(documents["is_current"])
     status = dict(zip(current[s.DOCUMENT_ID].to_pylist(), current[s.STATUS].to_pylist(), strict=True))
     plan = ctx.plan().select([s.DOCUMENT_ID, "action", "batch"]).to_pylist()
-    return sum(1 for row in plan if row["batch"] >= 0 or row["action"] in ("new", "changed", "moved", "deleted")
+    touched = ("new", "changed", "moved", "deleted")
+    return sum(1 for row in plan if row["batch"] >= 0 or row["action"] in touched
                or (row["action"] == "quarantined" and status.get(row[s.DOCUMENT_ID]) != s.STATUS_QUARANTINED))
 
 
@@ -97,8 +102,8 @@ def has_changes(ctx: RunContext) -> bool:
 
 
 def finish_ingest(settings: Settings, run_id: str, force: bool = False) -> dict:
-    """Commit the run; with nothing changed (and no ``force``, as a rebuild has), record and close it: there is
-    nothing to index. Idempotent."""
+    """Commit the run; with nothing changed (and no ``force``, as a rebuild has), record and close it: there
+    is nothing to index. Idempotent."""
     ctx = pipeline.start_run(settings, run_id)
     counts = pipeline.commit_run(ctx)
     changed = force or has_changes(ctx)

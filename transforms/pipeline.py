@@ -115,6 +115,10 @@ def publish_snapshot(ctx: RunContext, record: dict) -> str:
     counts = {k: record[k] for k in ("documents_active", "chunks", "quarantined")}
     snapshot_id = create_snapshot(ctx.paths, ctx.run_id, {"counts": counts, "models": {
         "embedding": ctx.settings.embedding_model, "llm": ctx.settings.llm_model}})
+    if getattr(ctx.settings, "dbt_on_index", False):  # the serving marts, before anything can read them
+        from transforms.dbt_build import build_marts
+
+        build_marts(ctx.settings, snapshot_id)
     publish(ctx.paths, snapshot_id, keep=ctx.settings.snapshot_keep)
     return snapshot_id
 

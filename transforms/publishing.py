@@ -1,7 +1,7 @@
 """Evaluate a candidate snapshot on the labelled question set and publish it only through the gate.
 
-The published snapshot keeps serving whatever happens here: a refused candidate stays on disk (its manifest says
-why), and ``lakerag snapshots rollback ID`` can still publish it by hand."""
+The published snapshot keeps serving whatever happens here: a refused candidate stays on disk (its manifest
+says why), and ``lakerag snapshots rollback ID`` can still publish it by hand."""
 
 from __future__ import annotations
 
@@ -14,8 +14,16 @@ from pathlib import Path
 from lakehouse.gate import GateRefused, compare
 from lakehouse.paths import LakePaths
 from lakehouse.settings import REPO_ROOT, Settings
-from lakehouse.snapshots import SnapshotError, annotate, current_id, latest_id, publish, read_manifest
-from lakehouse.snapshots import snapshot_dir, snapshot_tables
+from lakehouse.snapshots import (
+    SnapshotError,
+    annotate,
+    current_id,
+    latest_id,
+    publish,
+    read_manifest,
+    snapshot_dir,
+    snapshot_tables,
+)
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +44,7 @@ def _ranked_documents(hits) -> list[str]:
 
 def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | None = None) -> dict:
     """Document-level hit@5, hit@10 and MRR@10 of the snapshot's retriever on the answerable questions, each
-    asked with its own groups (permissions apply). Queries use the embedding model the snapshot was built with."""
+    asked with its own groups (permissions apply). Queries use the snapshot's own embedding model."""
     from serving.evaluation.metrics import mrr_at
     from serving.search.index import SearchIndex
     from serving.search.service import build_retriever, config_from
@@ -63,7 +71,8 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
     if not answerable:
         raise SnapshotError(f"{questions}: no answerable questions to evaluate with")
     return {
-        "questions": str(questions), "questions_sha256": hashlib.sha256(raw).hexdigest(), "answerable": answerable,
+        "questions": str(questions), "questions_sha256": hashlib.sha256(raw).hexdigest(),
+        "answerable": answerable,
         "embedding_model": st.embedding_model, "config": f"{config.method}/{config.fusion}",
         "metrics": {k: round(sum(v) / len(v), 4) for k, v in sorted(scores.items())},
         "hit@5_by_kind": {k: round(sum(v) / len(v), 4) for k, v in sorted(by_kind.items())},
@@ -71,7 +80,7 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
 
 
 def _evaluation(settings: Settings, snapshot_id: str, questions: Path) -> dict:
-    """The snapshot's stored evaluation when it was made on the same question set, else a fresh one (stored)."""
+    """The snapshot's stored evaluation if made on the same question set, else a fresh one (then stored)."""
     paths = LakePaths(settings.home)
     stored = read_manifest(paths, snapshot_id).get("evaluation")
     digest = hashlib.sha256(questions.read_bytes()).hexdigest()
@@ -83,7 +92,7 @@ def _evaluation(settings: Settings, snapshot_id: str, questions: Path) -> dict:
 
 
 def evaluate_candidate(settings: Settings, snapshot_id: str) -> dict:
-    """Evaluate the candidate and the published snapshot (stored scores are reused); returns both metric sets."""
+    """Evaluate the candidate and the published snapshot (stored scores are reused); returns both."""
     paths = LakePaths(settings.home)
     questions = questions_path(settings)
     current = current_id(paths)
@@ -109,7 +118,8 @@ def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | N
         tolerance = float(getattr(settings, "publish_tolerance", DEFAULT_TOLERANCE))
     current = current_id(paths)
     if current == snapshot_id:
-        return {"snapshot_id": snapshot_id, "published": True, "gate": read_manifest(paths, snapshot_id).get("gate")}
+        gate = read_manifest(paths, snapshot_id).get("gate")
+        return {"snapshot_id": snapshot_id, "published": True, "gate": gate}
     if not (snapshot_dir(paths, snapshot_id) / "serving.duckdb").exists():
         raise SnapshotError(f"snapshot {snapshot_id} has no serving.duckdb yet; run the dbt build first")
     questions = questions_path(settings)

@@ -1,6 +1,6 @@
 """Rebuilds: drop the cached work of some stages (all documents, or those under a path prefix), then run an
-ordinary run, which recomputes exactly what is missing. Raw blobs are never dropped (they are the input), nor the
-LLM response cache (a rebuild with the same prompts would pay for the same answers again)."""
+ordinary run, which recomputes exactly what is missing. Raw blobs are never dropped (they are the input), nor
+the LLM response cache (a rebuild with the same prompts would pay for the same answers again)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class RebuildScope:
-    """``full``: every stage for every document. ``path_prefix``: re-extract and re-chunk the documents under it.
-    ``from_stage``: that stage and every later one, for every document (e.g. ``embed`` after a model change)."""
+    """``full``: every stage for every document. ``path_prefix``: re-extract and re-chunk the documents under
+    it. ``from_stage``: that stage and every later one, for all documents (``embed`` after a model change)."""
 
     full: bool = False
     path_prefix: str | None = None
@@ -35,7 +35,8 @@ class RebuildScope:
         if chosen != 1:
             raise ConfigError("a rebuild needs exactly one of: full, path_prefix, from_stage")
         if self.from_stage and self.from_stage not in stage_order():
-            raise ConfigError(f"from_stage must be one of {', '.join(stage_order())}, got {self.from_stage!r}")
+            choices = ", ".join(stage_order())
+            raise ConfigError(f"from_stage must be one of {choices}, got {self.from_stage!r}")
 
 
 def stage_order() -> list[str]:
@@ -78,7 +79,8 @@ def invalidate(settings: Settings, scope: RebuildScope) -> dict:
             parts = [paths.extracted_part(digest), paths.failure(digest),
                      *paths.cache.glob(f"chunks/*/{digest[:2]}/{digest}.parquet")]
             removed += sum(_remove(p) for p in parts)
-        log.info("rebuild: %d documents under %r, %d cached parts removed", len(hashes), scope.path_prefix, removed)
+        log.info("rebuild: %d documents under %r, %d cached parts removed", len(hashes), scope.path_prefix,
+                 removed)
         return {"documents": len(hashes), "removed": removed}
     order = stage_order()
     stages = order if scope.full else order[order.index(scope.from_stage or ""):]

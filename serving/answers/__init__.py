@@ -5,7 +5,14 @@ extractive or LLM answers, built-in refusals, API-key access and hot snapshot re
 from serving.answers.access import Access, Caller
 from serving.answers.catalog import Catalog, CatalogQuery
 from serving.answers.engine import Engine, SnapshotRefused, load_engine
-from serving.answers.errors import AnswerError, InvalidRequest, ModeUnavailable, NotFound, NotReady, Unauthorized
+from serving.answers.errors import (
+    AnswerError,
+    InvalidRequest,
+    ModeUnavailable,
+    NotFound,
+    NotReady,
+    Unauthorized,
+)
 from serving.answers.reloader import SnapshotHolder
 from serving.answers.service import AnswerService
 from serving.answers.types import Answer, QueryRequest, SearchRequest

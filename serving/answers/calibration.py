@@ -1,11 +1,11 @@
 """Tuning and measuring the refusal threshold on a labelled question set (``questions.jsonl``: question,
 groups, answerable).
 
-Each question is asked as its labelled caller would ask it (auto mode, catalog questions excluded since the
-catalog answers them from metadata). A question is refused when a code it names is unreadable, or when the
-relevance of its evidence is below the threshold. Refusal precision = refused and unanswerable / refused;
-recall = refused and unanswerable / unanswerable. The threshold chosen maximises refusal F1 (ties: the lower
-threshold, which refuses less)::
+Each question is asked as its labelled caller would ask it (auto mode; questions routed to the catalog or to
+global search are left out: the first are answered from metadata, the second refused only without evidence).
+A question is refused when a code it names is unreadable, or when the relevance of its evidence is below the
+threshold. Refusal precision = refused and unanswerable / refused; recall = refused and unanswerable /
+unanswerable. The threshold chosen is the middle of the grid's best-F1 run::
 
     python -m serving.answers.calibration --home var [--questions sample_corpus/questions.jsonl]
 """
@@ -38,7 +38,7 @@ def measure(service: AnswerService, questions: list[dict]) -> list[Case]:
         caller = Caller("calibration", frozenset(q.get("groups") or ()))
         request = msgspec.convert({"question": q["question"], "mode": "auto"}, QueryRequest)
         state = service.prepare(request, caller)
-        if state["mode_used"] == "catalog":
+        if state["mode_used"] in ("catalog", "global"):  # not decided by the threshold
             continue
         missing = any(w.startswith("no readable document contains") for w in state["retrieved"].warnings)
         cases.append(Case(q["id"], bool(q["answerable"]), float(state["relevance"] or 0.0), missing))

@@ -139,7 +139,8 @@ def _item(row: dict, as_of: date) -> CatalogItem:
                        doc_type=row["doc_type"], version=row["version"], issue_date=row["issue_date"],
                        last_review_date=row["last_review_date"], next_review_date=nxt,
                        responsible=row["responsible"], approver=row["approver"], department=row["department"],
-                       review_status=review_status(nxt, as_of), days_to_review=(nxt - as_of).days if nxt else None)
+                       review_status=review_status(nxt, as_of),
+                       days_to_review=(nxt - as_of).days if nxt else None)
 
 
 def _fold(text: str) -> str:
@@ -162,7 +163,8 @@ def _from_dbt(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> bool:
             log.info("%s: table %r lacks catalog columns; reading the Parquet files instead", path, table)
             con.execute("detach serving")
             return False
-        con.execute(f"create table catalog as select {', '.join(COLUMNS)} from serving.main.{table}")
+        active = " where status = 'active'" if "status" in found else ""  # dbt's catalog lists quarantined ones
+        con.execute(f"create table catalog as select {', '.join(COLUMNS)} from serving.main.{table}{active}")
         con.execute("detach serving")
         return True
     except duckdb.Error as exc:

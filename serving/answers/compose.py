@@ -58,7 +58,8 @@ def extractive(weights: dict[str, float], language: str, retrieved: Retrieved, f
     """The units of the sources that best cover the question's term ``weights``, each followed by its
     citation."""
     units = [Unit(text, s.n, i) for s in retrieved.sources for i, text in enumerate(split_units(s.text))]
-    context = {s.n: terms(f"{s.title} {s.section}", language) for s in retrieved.sources}  # read in its section
+    # a unit is read in its section: the section title's terms count for it
+    context = {s.n: terms(f"{s.title} {s.section}", language) for s in retrieved.sources}
     rank = {s.n: max(1.0 - 0.02 * (s.n - 1), 0.5) for s in retrieved.sources}
     total = sum(weights.values()) or 1.0
     scores = [sum(weights[t] for t in (terms(u.text, language) | context[u.source]) & weights.keys()) / total
@@ -81,7 +82,8 @@ def checked(text: str, retrieved: Retrieved, generator: str, fallback: Draft, la
     warnings = [f"removed citations to unknown sources: {', '.join(result.invalid)}"] if result.invalid else []
     if not result.valid:
         warnings.append("the generated answer cited no valid source; the extractive answer is returned instead")
-        return Draft(fallback.text, fallback.cited, "partial" if fallback.status == "answered" else fallback.status,
+        return Draft(fallback.text, fallback.cited,
+                     "partial" if fallback.status == "answered" else fallback.status,
                      fallback.generator, warnings)
     return Draft(result.text, result.cited, "answered", generator, warnings)
 
@@ -101,7 +103,8 @@ def generated(gen: Generator, question: str, language: str, retrieved: Retrieved
 
 
 def catalog_evidence(items: list[CatalogItem], engine: Engine) -> list[EvidenceItem]:
-    return [EvidenceItem(kind="document", id=i.document_id, score=1.0, text=i.title, n=n, document_id=i.document_id,
+    return [EvidenceItem(kind="document", id=i.document_id, score=1.0, text=i.title, n=n,
+                         document_id=i.document_id,
                          title=i.title, path=i.path, doc_type=i.doc_type, metadata=engine.catalog.meta(i.document_id))
             for n, i in enumerate(items[:MAX_LISTED], start=1)]
 

@@ -14,8 +14,8 @@ from serving.answers.types import Answer, QueryRequest
 
 def ask(settings: Any, question: str, mode: str = "auto", groups: set[str] | None = None, top_k: int = 8,
         min_relevance: float = DEFAULT_MIN_RELEVANCE) -> Answer:
-    from serving.answers.generation import Generator
     from lakehouse.paths import LakePaths
+    from serving.answers.generation import Generator
 
     holder = SnapshotHolder(settings)
     holder.generator = Generator.from_settings(settings, LakePaths(settings.home).cache / "llm-answers")
@@ -37,7 +37,8 @@ def print_answer(answer: Answer) -> None:
                   f"snapshot {answer.snapshot_id} · {answer.timings.get('total_ms', 0):.0f} ms")
     console.print(answer.answer, markup=False, highlight=False)
     for c in answer.citations:
-        where = " — ".join(x for x in (c.section, f"p. {', '.join(map(str, c.pages))}" if c.pages else "") if x)
+        pages = f"p. {', '.join(map(str, c.pages))}" if c.pages else ""
+        where = " — ".join(x for x in (c.section, pages) if x)
         console.print(f"  [{c.n}] {c.title} ({c.path}) {where}", markup=False, highlight=False)
     for s in answer.suggestions:
         owners = ", ".join(x for x in (s.department, s.responsible) if x)

@@ -129,7 +129,8 @@ def load_engine(settings: Any, snapshot_id: str, generator: Generator | None = N
     catalog = Catalog.open(tables, catalog_table)
     retriever = Retriever(index, embedder, reranker)
     graph, reason = _graph(tables, index, retriever, generator, paths.cache / "graph-search", config)
-    engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index), documents,
+    engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
+                    documents,
                     ordinals, graph, reason, generator)
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=config)  # smoke query
     log.info("loaded snapshot %s in %.2fs: %d chunks, %d documents, graph %s, catalog from %s", snapshot_id,

@@ -25,7 +25,8 @@ class Generator:
         secret = getattr(settings, "llm_api_key", None)
         key = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
         self._stream_client = openai.OpenAI(base_url=str(settings.llm_base_url), api_key=key or "not-needed",
-                                            timeout=float(getattr(settings, "llm_timeout", 60.0)), max_retries=1)
+                                            timeout=float(getattr(settings, "llm_timeout", 60.0)),
+                                            max_retries=1)
 
     @classmethod
     def from_settings(cls, settings: Any, cache_dir: Path, max_tokens: int = 600) -> Generator | None:

@@ -104,9 +104,9 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
         q, predicate = replace(q, approver=found[0]), True
     if _RESPONSIBLE.search(text) and (found := names_in(question, people.get("responsible", []))):
         q, predicate = replace(q, responsible=found[0]), True
-    if found := names_in(question, departments):
-        if _DEPARTMENT.search(text) or len(found[0]) > 12:
-            q, predicate = replace(q, departments=tuple(found)), True
+    found = names_in(question, departments)
+    if found and (_DEPARTMENT.search(text) or len(found[0]) > 12):  # a long name needs no "departamento"
+        q, predicate = replace(q, departments=tuple(found)), True
     if q.doc_types and _EXIST.search(text):
         predicate = True
     if not predicate:

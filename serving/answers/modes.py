@@ -74,7 +74,8 @@ def _add_chunk(engine: Engine, out: Retrieved, row: int, score: float, extra: di
     chunk_id, document_id = ix.chunk_ids[row], ix.document_ids[row]
     meta = engine.catalog.meta(document_id)
     section = _section(list(ix.heading_paths[row]))
-    out.evidence.append(EvidenceItem(kind="chunk", id=chunk_id, score=round(float(score), 6), text=ix.texts[row],
+    out.evidence.append(EvidenceItem(kind="chunk", id=chunk_id, score=round(float(score), 6),
+                                     text=ix.texts[row],
                                      n=n, document_id=document_id, title=ix.titles[row], section=section,
                                      pages=list(ix.pages[row]), path=ix.paths[row], doc_type=str(ix.doc_types[row]),
                                      chunk_ids=[chunk_id], metadata=meta, extra=_plain(extra or {})))
@@ -93,11 +94,13 @@ def basic(engine: Engine, question: str, groups: frozenset[str], filters: Filter
     out.timings.update({k: round(v, 3) for k, v in retriever.timings.items()})
     out.timings["retrieval_ms"] = round((time.perf_counter() - started) * 1000, 3)
     for hit in hits:
-        _add_chunk(engine, out, hit.row, hit.score, {"scores": {k: round(v, 6) for k, v in hit.scores.items()}})
+        _add_chunk(engine, out, hit.row, hit.score,
+                   {"scores": {k: round(v, 6) for k, v in hit.scores.items()}})
     return out
 
 
-def graph(engine: Engine, mode: str, question: str, groups: frozenset[str], filters: Filters | None, top_k: int,
+def graph(engine: Engine, mode: str, question: str, groups: frozenset[str],
+          filters: Filters | None, top_k: int,
           level: int | None, vector: Any) -> Retrieved:
     """A graph mode, or ``basic`` marked partial when the snapshot has no graph index."""
     if engine.graph is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from datetime import date
+
 from serving.answers import compose, modes
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
@@ -13,12 +14,24 @@ from serving.answers.errors import InvalidRequest, ModeUnavailable, NotFound
 from serving.answers.intent import catalog_query, route
 from serving.answers.reloader import SnapshotHolder
 from serving.answers.streaming import stream_answer
-from serving.answers.types import (Answer, CatalogPage, Citation, Document, DocumentMeta, QueryRequest,
-                                   SearchHit, SearchRequest, SearchResults, Section, SectionList, SectionRef)
+from serving.answers.types import (
+    Answer,
+    CatalogPage,
+    Citation,
+    Document,
+    DocumentMeta,
+    QueryRequest,
+    SearchHit,
+    SearchRequest,
+    SearchResults,
+    Section,
+    SectionList,
+    SectionRef,
+)
 from serving.answers.wording import language_of
 from serving.search.retriever import RetrievalConfig, SearchError
 
-DEFAULT_MIN_RELEVANCE = 0.365
+DEFAULT_MIN_RELEVANCE = 0.40
 
 
 def _graph_errors() -> tuple[type[Exception], ...]:
@@ -123,7 +136,8 @@ class AnswerService:
                  for n in draft.cited if (e := by_n.get(n)) is not None]
         timings = dict(retrieved.timings)
         timings["total_ms"] = _ms(state["started"])
-        return Answer(request_id=request_id, question=req.question, mode=req.mode, mode_used=state["mode_used"],
+        return Answer(request_id=request_id, question=req.question, mode=req.mode,
+                      mode_used=state["mode_used"],
                       status=status, answer=draft.text, language=state["language"], citations=cites,
                       evidence=retrieved.evidence,
                       suggestions=compose.suggestions(engine, retrieved) if status == "not_found" else [],
@@ -155,7 +169,8 @@ class AnswerService:
         engine = self.holder.engine
         body: dict = {"ready": engine is not None, "snapshot_id": engine.snapshot_id if engine else None}
         if engine is not None:
-            body.update(chunks=len(engine.index), documents=len(engine.documents), graph=engine.graph is not None,
+            body.update(chunks=len(engine.index), documents=len(engine.documents),
+                        graph=engine.graph is not None,
                         catalog=engine.catalog.source, llm=engine.generator.model if engine.generator else None)
         if self.holder.failed:
             body["refused"] = dict(self.holder.failed)
@@ -188,7 +203,8 @@ class AnswerService:
 
     def _section(self, engine: Engine, row: int) -> Section:
         ix = engine.index
-        return Section(chunk_id=ix.chunk_ids[row], document_id=ix.document_ids[row], ordinal=engine.ordinals[row],
+        return Section(chunk_id=ix.chunk_ids[row], document_id=ix.document_ids[row],
+                       ordinal=engine.ordinals[row],
                        heading_path=list(ix.heading_paths[row]), section=modes._section(list(ix.heading_paths[row])),
                        pages=list(ix.pages[row]), text=ix.texts[row])
 

@@ -63,7 +63,8 @@ def stream_answer(service: AnswerService, state: dict, request_id: str) -> Itera
         if use_llm and not retrieved.graph_answer:
             draft = yield from _generate(gen, state, fallback)
         elif use_llm:
-            draft = compose.generated(gen, state["question"], state["language"], retrieved, req.filters, fallback)
+            draft = compose.generated(gen, state["question"], state["language"], retrieved, req.filters,
+                                      fallback)
         else:
             draft = fallback
     if not draft.streamed:

@@ -51,9 +51,6 @@ def create_app(settings: Any = None, holder: SnapshotHolder | None = None, acces
     service = AnswerService(holder, config.api_min_relevance)
 
     def startup() -> None:
-        import os, anyio.to_thread
-        if os.environ.get("XTHREADS"):
-            anyio.to_thread.current_default_thread_limiter().total_tokens = int(os.environ["XTHREADS"])
         if watch:
             holder.start(config.api_reload_interval)
         else:

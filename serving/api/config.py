@@ -16,12 +16,13 @@ class ApiConfig:
     api_host: str = "127.0.0.1"  # interface `lakerag serve` binds
     api_port: int = 8000
     api_workers: int = 1  # uvicorn worker processes (each holds the snapshot in memory)
+    api_blas_threads: int = 1  # BLAS threads per API process (requests already run in parallel)
     api_reload_interval: float = 2.0  # seconds between checks of the published snapshot pointer
     api_keys_file: Path | None = None  # YAML/JSON: API keys (or their sha256) -> access groups
     api_keys: str | None = field(default=None, repr=False)  # the same mapping as inline JSON; never logged
     api_trust_gateway: bool = False  # take groups from a gateway header when a request has no key
     api_gateway_header: str = "X-Lakerag-Groups"
-    api_min_relevance: float = 0.365  # refuse below this evidence coverage (tuned on the labelled questions)
+    api_min_relevance: float = 0.40  # refuse below this evidence coverage (tuned on the labelled questions)
     api_answer_max_tokens: int = 600
     api_catalog_table: str = "catalog"  # table of the snapshot's serving.duckdb used when dbt provides it
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import date
 from typing import Annotated, Any
@@ -9,15 +10,26 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from serving.answers import AnswerService, Caller, CatalogQuery
 from serving.answers.errors import InvalidRequest
 from serving.answers.intent import catalog_query
-from serving.answers.types import (Answer, CatalogPage, Document, QueryRequest, SearchRequest, SearchResults, Section,
-                                   SectionList)
+from serving.answers.types import (
+    Answer,
+    CatalogPage,
+    Document,
+    QueryRequest,
+    SearchRequest,
+    SearchResults,
+    Section,
+    SectionList,
+)
+from serving.api.errors import documented
 
+log = logging.getLogger(__name__)
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 Service = NamedDependency[AnswerService]
 Who = NamedDependency[Caller]
@@ -36,6 +48,7 @@ class QueryController(Controller):
     tags = ["answers"]
 
     @post("/query", operation_id="query", status_code=200, sync_to_thread=True,
+          responses=documented(400, 401, 409, 503),
           summary="Answer a question with validated citations (basic, local, global, hybrid, catalog or auto)")
     def query(self, data: JSONBody[QueryRequest], service: Service, caller: Who, request: Request) -> Answer:
         answer = service.query(data, caller, _request_id(request))
@@ -43,6 +56,7 @@ class QueryController(Controller):
         return answer
 
     @post("/query/stream", operation_id="queryStream", status_code=200, sync_to_thread=True,
+          media_type="text/event-stream", responses=documented(400, 401, 409, 503),
           summary="The same answer as server-sent events: meta, token, citation, warning, done")
     def query_stream(self, data: JSONBody[QueryRequest], service: Service, caller: Who,
                      request: Request) -> ServerSentEvent:
@@ -50,18 +64,27 @@ class QueryController(Controller):
         return ServerSentEvent(_sse(events, request))
 
     @post("/search", operation_id="search", status_code=200, sync_to_thread=True,
+          responses=documented(400, 401, 503),
           summary="Ranked chunks for a question, permission-filtered (retrieval only)")
-    def search(self, data: JSONBody[SearchRequest], service: Service, caller: Who, request: Request) -> SearchResults:
+    def search(self, data: JSONBody[SearchRequest], service: Service, caller: Who,
+               request: Request) -> SearchResults:
         results = service.search(data, caller)
         _note(request, mode="search", snapshot_id=results.snapshot_id)
         return results
 
 
 def _sse(events: Iterator[tuple[str, Any]], request: Request) -> Iterator[ServerSentEventMessage]:
-    for name, data in events:
-        if name == "done":
-            _note(request, mode=data["mode_used"], answer_status=data["status"], snapshot_id=data["snapshot_id"])
-        yield ServerSentEventMessage(data=msgspec.json.encode(data).decode(), event=name)
+    """Events as SSE messages; a failure after the response started ends the stream with an ``error`` event."""
+    try:
+        for name, data in events:
+            if name == "done":
+                _note(request, mode=data["mode_used"], answer_status=data["status"],
+                      snapshot_id=data["snapshot_id"])
+            yield ServerSentEventMessage(data=msgspec.json.encode(data).decode(), event=name)
+    except Exception:
+        log.exception("stream failed")
+        _note(request, answer_status="error")
+        yield ServerSentEventMessage(data='{"detail": "internal error; see the server log"}', event="error")
 
 
 class DocumentController(Controller):
@@ -69,16 +92,19 @@ class DocumentController(Controller):
     tags = ["documents"]
 
     @get("/{document_id:str}", operation_id="getDocument", sync_to_thread=False,
+         responses=documented(400, 401, 404, 503),
          summary="A document's metadata and its sections (404 when it does not exist or is not readable)")
     def document(self, document_id: FromPath[Id], service: Service, caller: Who) -> Document:
         return service.document(document_id, caller)
 
     @get("/{document_id:str}/sections", operation_id="listDocumentSections", sync_to_thread=False,
+         responses=documented(400, 401, 404, 503),
          summary="Every section of a document, with its text")
     def sections(self, document_id: FromPath[Id], service: Service, caller: Who) -> SectionList:
         return service.sections(document_id, caller)
 
-    @get("/{document_id:str}/sections/{chunk_id:str}", operation_id="getDocumentSection", sync_to_thread=False,
+    @get("/{document_id:str}/sections/{chunk_id:str}", operation_id="getDocumentSection",
+         sync_to_thread=False, responses=documented(400, 401, 404, 503),
          summary="The section (chunk) a citation points to")
     def section(self, document_id: FromPath[Id], chunk_id: FromPath[Id], service: Service, caller: Who) -> Section:
         return service.section(document_id, chunk_id, caller)
@@ -91,7 +117,7 @@ class CatalogController(Controller):
     path = "/v1/catalog"
     tags = ["catalog"]
 
-    @get("/", operation_id="getCatalog", sync_to_thread=True,
+    @get("/", operation_id="getCatalog", sync_to_thread=True, responses=documented(400, 401, 503),
          summary="Governance metadata from the catalog alone: types, departments, owners, review dates")
     def catalog(
         self, service: Service, caller: Who, request: Request,
@@ -133,7 +159,8 @@ class OpsController(Controller):
     def health(self) -> dict[str, str]:
         return {"status": "ok"}
 
-    @get("/ready", operation_id="ready", sync_to_thread=False,
+    @get("/ready", operation_id="ready", sync_to_thread=False, responses={503: ResponseSpec(
+             data_container=dict[str, Any], description="no snapshot loaded yet")},
          summary="Readiness: a snapshot is loaded (503 otherwise)")
     def ready(self, service: Service) -> Response[dict[str, Any]]:
         body = service.readiness()
@@ -143,5 +170,6 @@ class OpsController(Controller):
          summary="Prometheus metrics: requests, latencies, answers by status, snapshot id")
     def metrics(self, service: Service, request: Request) -> str:
         state = service.readiness()
-        return request.app.state.metrics.render(state.get("snapshot_id"), state["ready"], service.holder.reloads)
+        return request.app.state.metrics.render(state.get("snapshot_id"), state["ready"],
+                                                service.holder.reloads)
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
+import msgspec
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException
+from litestar.openapi.datastructures import ResponseSpec
 
 from lakehouse.errors import LakeragError
 from serving.answers.errors import InvalidRequest, ModeUnavailable, NotFound, NotReady, Unauthorized
@@ -17,6 +20,27 @@ log = logging.getLogger(__name__)
 STATUS = ((Unauthorized, 401, "unauthorized"), (NotFound, 404, "not_found"), (InvalidRequest, 400, "invalid_request"),
           (SearchError, 400, "invalid_request"), (ModeUnavailable, 409, "mode_unavailable"),
           (NotReady, 503, "not_ready"), (IndexNotReady, 503, "not_ready"))
+
+
+class ErrorBody(msgspec.Struct):
+    """Every error response: an error code, a readable detail, the request id, and the field at fault."""
+
+    status_code: int
+    error: str
+    detail: str
+    request_id: str | None = None
+    field: str | None = None
+    fields: list[dict[str, Any]] | None = None
+
+
+_DESCRIBED = {400: "invalid request (the detail names the field)", 401: "unknown API key",
+              404: "not found, or not readable with this key", 409: "the mode needs an artefact this snapshot lacks",
+              503: "no snapshot loaded yet"}
+
+
+def documented(*codes: int) -> dict[int, ResponseSpec]:
+    """OpenAPI responses for the error codes a handler can return."""
+    return {code: ResponseSpec(data_container=ErrorBody, description=_DESCRIBED[code]) for code in codes}
 
 
 def _body(request: Request, status: int, error: str, detail: str, **extra) -> Response:

@@ -73,7 +73,8 @@ def test_transform_renders_every_dbt_model_from_the_committed_manifest_one_task_
 
     transform = dagbag.dags["lakerag_transform"]
     assert transform.max_active_tasks == 1
-    models = {n["name"] for n in json.loads(MANIFEST.read_text())["nodes"].values() if n["resource_type"] == "model"}
+    nodes = json.loads(MANIFEST.read_text())["nodes"].values()
+    models = {n["name"] for n in nodes if n["resource_type"] == "model"}
     rendered = {t.task_id.removeprefix("marts.").removesuffix("_run") for t in transform.tasks}
     assert models <= rendered and "marts.dbt_project_test" in {t.task_id for t in transform.tasks}
 

@@ -1,6 +1,6 @@
 """The DAG chain end to end with dag.test() on the sample corpus: ingest -> index -> transform (dbt through
-Cosmos) -> publish, then an incremental chain after an edit, an addition and a deletion, then a worse index that
-the gate refuses while the published snapshot keeps serving, then a rollback."""
+Cosmos) -> publish, then an incremental chain after an edit, an addition and a deletion, then a worse index
+that the gate refuses while the published snapshot keeps serving, then a rollback."""
 
 from __future__ import annotations
 
@@ -153,3 +153,21 @@ def test_rollback_publishes_an_older_snapshot(lake):
     with serving(paths) as con:
         assert con.execute("select count(*) from catalog where path = ?", [UNCITED]).fetchone()[0] == 1
     print(f"\nchain wall times (s): {lake['timings']}")
+
+
+def test_rebuild_from_a_stage_recomputes_it_and_bad_params_fail_without_retries(lake):
+    from transforms.lifecycle import pending_index_run
+
+    paths, rebuild = lake["paths"], lake["dags"]["lakerag_rebuild"]
+    bad = rebuild.test(run_conf={"full": True, "from_stage": "embed"})
+    assert bad.state == "failed" and states(bad)["prepare"] == "failed"
+    assert pending_index_run(paths) is None
+    # Every param explicitly: dag.test() keeps the previous run's conf in the DAG object's params.
+    run = rebuild.test(run_conf={"full": False, "path_prefix": "", "from_stage": "sparse"})
+    assert run.state == "success" and not (paths.cache / "tokens").exists()
+    pending = pending_index_run(paths)
+    assert pending is not None
+    index = lake["dags"]["lakerag_index"].test()
+    assert index.state == "success" and (paths.cache / "tokens").exists()
+    assert read_manifest(paths, max(p.name for p in (paths.home / "snapshots").glob("snap_*")))[
+        "source_run_ids"] == [pending]

@@ -1,5 +1,6 @@
-"""The dbt project over a small indexed corpus: `dbt build` passes every test and writes the serving marts into a
-new DuckDB file per snapshot; data that would break serving fails a named test and leaves no serving file."""
+"""The dbt project over a small indexed corpus: `dbt build` passes every test and writes the serving marts
+into a new DuckDB file per snapshot; data that would break serving fails a named test and leaves no serving
+file."""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def test_dbt_build_passes_every_test_and_writes_marts_into_the_snapshot(indexed)
     settings, paths, record = indexed
     result = build_marts(settings, record["snapshot_id"], as_of="2026-12-01")
     serving = snapshot_dir(paths, record["snapshot_id"]) / "serving.duckdb"
-    assert result["built"] and serving.exists() and not (paths.home / "dbt" / "serving.building.duckdb").exists()
+    assert result["built"] and serving.exists()
+    assert not (paths.home / "dbt" / "serving.building.duckdb").exists()
     with duckdb.connect(str(serving), read_only=True) as con:
         catalog = dict(con.execute("select path, chunk_count from catalog").fetchall())
         expiring = dict(con.execute("select path, days_until_review from expiring_documents").fetchall())
@@ -56,7 +58,7 @@ def test_dbt_build_passes_every_test_and_writes_marts_into_the_snapshot(indexed)
                            con.execute("select * from quality_summary").fetchone(), strict=True))
         assert con.execute("select count(*) from chunks").fetchone()[0] == record["chunks"]
     assert len(catalog) == record["documents_active"] and min(catalog.values()) >= 1
-    # Due within 30 days of 2026-12-01: 15/12/2026 (in 14 days) and 05/03/2026 (overdue); 02/01/2027 is too far.
+    # Due within 30 days of 2026-12-01: 15/12/2026 (in 14 days), 05/03/2026 (overdue); not 02/01/2027.
     assert expiring == {"Políticas/Política de Segurança.md": 14, "Contratos/CT-2024-0178.md": -271}
     assert quality["active_documents_without_chunks"] == 0 and quality["vector_dimension"] > 0
     assert read_manifest(paths, record["snapshot_id"])["marts"]["counts"]["catalog"] == len(catalog)
@@ -103,7 +105,8 @@ def test_graph_tables_are_served_and_relations_must_point_at_entities(indexed, t
               "aliases": [], "chunk_ids": [chunk["chunk_id"]], "document_ids": [chunk["document_id"]],
               "frequency": 1, "degree": 1}
     tables = {
-        "entities": [{**entity, "entity_id": "ent_a"}, {**entity, "entity_id": "ent_b", "name": "CT-2024-0187"}],
+        "entities": [{**entity, "entity_id": "ent_a"},
+                     {**entity, "entity_id": "ent_b", "name": "CT-2024-0187"}],
         "relationships": [{"relationship_id": "rel_ab", "source_id": "ent_a", "target_id": "ent_b",
                            "description": "", "weight": 1.0, "chunk_ids": [chunk["chunk_id"]], "count": 1}],
         "text_units": [{"chunk_id": chunk["chunk_id"], "document_id": chunk["document_id"],
@@ -139,3 +142,16 @@ def test_the_committed_manifest_matches_the_project(tmp_path):
     committed = json.loads(MANIFEST.read_text())
     assert fresh["nodes"].keys() == committed["nodes"].keys(), "run `make dbt-manifest`"
     assert fresh == committed, "run `make dbt-manifest`"
+
+
+def test_the_in_process_path_builds_the_marts_before_publishing(indexed):
+    from lakehouse.snapshots import current_id
+    from transforms.pipeline import run_index
+
+    settings, paths, _ = indexed
+    (settings.source / "Novo.md").write_text("# Aviso\n\nO refeitório abre às 7h.\n", encoding="utf-8")
+    record = run_index(settings.model_copy(update={"dbt_on_index": True}))
+    assert current_id(paths) == record["snapshot_id"]
+    serving = snapshot_dir(paths, record["snapshot_id"]) / "serving.duckdb"
+    with duckdb.connect(str(serving), read_only=True) as con:
+        assert con.execute("select count(*) from catalog where path = 'Novo.md'").fetchone()[0] == 1

@@ -1,5 +1,5 @@
-"""A run's life across the DAGs, without Airflow: pending runs block new commits, unchanged runs close, a frozen
-run yields an unpublished candidate snapshot, and rebuilds drop exactly the cached work they name."""
+"""A run's life across the DAGs, without Airflow: pending runs block new commits, unchanged runs close, a
+frozen run yields an unpublished candidate snapshot, and rebuilds drop exactly the cached work they name."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ def _index(settings, run_id: str) -> str:
 def settings(tmp_path):
     from lakehouse.settings import Settings
 
-    return Settings(home=tmp_path / "home", source=write_corpus(tmp_path / "src"), embedding_model="wordllama")
+    return Settings(home=tmp_path / "home", source=write_corpus(tmp_path / "src"),
+                    embedding_model="wordllama")
 
 
 def test_a_committed_run_is_pending_until_frozen_and_blocks_the_next_ingest(settings):

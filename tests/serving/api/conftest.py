@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import socket
 import threading
@@ -94,7 +95,7 @@ class _WithApi:
 
 @pytest.fixture(scope="session")
 def sample_home(tmp_path_factory) -> Path:
-    """The sample corpus indexed once (published snapshot, no graph)."""
+    """The sample corpus indexed once by ``run_index`` (a published snapshot with its graph index)."""
     from transforms.pipeline import run_index
 
     home = tmp_path_factory.mktemp("api-sample") / "home"
@@ -103,13 +104,23 @@ def sample_home(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def graph_home(sample_home, tmp_path_factory) -> Path:
-    """The sample index plus a rule-built graph, published as a newer snapshot."""
-    from tests.serving.api.graph_tables import publish_with_graph
+def nograph_home(sample_home, tmp_path_factory) -> Path:
+    """The same index published again without its graph tables (as a snapshot from before the graph stage)."""
+    from lakehouse.paths import LakePaths
+    from lakehouse.snapshots import current_id, publish
 
-    home = tmp_path_factory.mktemp("api-graph") / "home"
+    home = tmp_path_factory.mktemp("api-nograph") / "home"
     shutil.copytree(sample_home, home)
-    publish_with_graph(home)
+    root = home / "snapshots"
+    source = root / current_id(LakePaths(home))
+    target = root / "snap_29990101T000000000000Z"
+    shutil.copytree(source, target)
+    pointer = json.loads((target / "tables" / "graph.json").read_text())
+    shutil.rmtree(target / "tables" / pointer["dir"])
+    (target / "tables" / "graph.json").unlink()
+    manifest = json.loads((target / "manifest.json").read_text())
+    (target / "manifest.json").write_text(json.dumps({**manifest, "id": target.name}))
+    publish(LakePaths(home), target.name)
     return home
 
 
@@ -120,6 +131,6 @@ def api(sample_home) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="session")
-def graph_api(graph_home) -> Iterator[Server]:
-    with serve(settings_for(graph_home)) as server:
+def nograph_api(nograph_home) -> Iterator[Server]:
+    with serve(settings_for(nograph_home)) as server:
         yield server

@@ -31,11 +31,11 @@ def _cited_right(body: dict, q: dict) -> bool:
     return bool({c["document_id"] for c in body["citations"]} & set(q["relevant_document_ids"]))
 
 
-@pytest.mark.parametrize("mode, floor", [("basic", 0.85), ("hybrid", 0.85), ("local", 0.4)])
-def test_answerable_questions_cite_a_relevant_document(graph_api, mode, floor):
+@pytest.mark.parametrize("mode, floor", [("basic", 0.85), ("hybrid", 0.85), ("local", 0.8)])
+def test_answerable_questions_cite_a_relevant_document(api, mode, floor):
     """Fact, code and multi-hop questions: the share answered with a relevant document cited."""
     cases = [q for q in QUESTIONS if q["answerable"] and q["kind"] in ("fact", "code_lookup", "multi_hop")]
-    bodies = [_ask(graph_api, q, mode) for q in cases]
+    bodies = [_ask(api, q, mode) for q in cases]
     assert all(b["mode_used"] == mode for b in bodies)
     right = sum(b["status"] == "answered" and _cited_right(b, q) for b, q in zip(bodies, cases, strict=True))
     assert right / len(cases) >= floor, f"{mode}: {right}/{len(cases)}"
@@ -44,9 +44,9 @@ def test_answerable_questions_cite_a_relevant_document(graph_api, mode, floor):
         assert all(numbered[c["n"]] == c["id"] and f"[{c['n']}]" in body["answer"] for c in body["citations"])
 
 
-def test_global_mode_on_corpus_wide_questions(graph_api):
+def test_global_mode_on_corpus_wide_questions(api):
     cases = [q for q in QUESTIONS if q["kind"] == "global"]
-    bodies = [_ask(graph_api, q, "global") for q in cases]
+    bodies = [_ask(api, q, "global") for q in cases]
     assert all(b["mode_used"] == "global" for b in bodies)
     answered = [b for b in bodies if b["status"] == "answered"]
     assert len(answered) >= 3
@@ -55,10 +55,10 @@ def test_global_mode_on_corpus_wide_questions(graph_api):
         assert all(e["kind"] == "report" for e in body["evidence"])
 
 
-def test_auto_routes_corpus_wide_questions_to_global_when_a_graph_exists(graph_api, api):
+def test_auto_routes_corpus_wide_questions_to_global_when_a_graph_exists(api, nograph_api):
     q = next(q for q in QUESTIONS if q["id"] == "q090")
-    assert _ask(graph_api, q, "auto")["mode_used"] == "global"
-    assert _ask(api, q, "auto")["mode_used"] == "basic"  # no graph in that snapshot
+    assert _ask(api, q, "auto")["mode_used"] == "global"
+    assert _ask(nograph_api, q, "auto")["mode_used"] == "basic"  # no graph in that snapshot
 
 
 @pytest.mark.parametrize("qid, expected", [
@@ -86,7 +86,8 @@ def test_refusal_precision_and_recall(api):
     unanswerable = {q["id"] for q in cases if not q["answerable"]}
     precision = len(refused & unanswerable) / max(len(refused), 1)
     recall = len(refused & unanswerable) / len(unanswerable)
-    assert recall >= 0.8 and precision >= 0.8, (sorted(refused - unanswerable), sorted(unanswerable - refused))
+    assert recall >= 0.8 and precision >= 0.8, (sorted(refused - unanswerable),
+                                                sorted(unanswerable - refused))
     for i in refused:
         assert bodies[i]["citations"] == [] and bodies[i]["answer"] in (
             "Não encontrei essa informação nos documentos disponíveis.",

@@ -63,7 +63,8 @@ def test_generate_false_and_refusals_skip_the_model(llm):
     fake, server = llm
     before = len(fake.requests)
     body = server.client.post("/v1/query", json={"question": TRAVEL, "generate": False}).json()
-    refusal = server.client.post("/v1/query", json={"question": "Quantos leitos de UTI pediátrica existem?"}).json()
+    refusal = server.client.post("/v1/query",
+                                 json={"question": "Quantos leitos de UTI pediátrica existem?"}).json()
     assert body["generator"] == "extractive" and refusal["status"] == "not_found"
     assert len(fake.requests) == before
 

@@ -19,22 +19,23 @@ from tests.serving.api.test_api_endpoints import TRAVEL
 
 
 @pytest.mark.parametrize("mode", ["local", "global", "hybrid"])
-def test_graph_modes_without_a_graph_are_partial(api, mode):
-    body = api.client.post("/v1/query", json={"question": TRAVEL, "mode": mode}).json()
+def test_graph_modes_without_a_graph_are_partial(nograph_api, mode):
+    body = nograph_api.client.post("/v1/query", json={"question": TRAVEL, "mode": mode}).json()
     assert body["status"] == "partial" and body["mode"] == mode and body["mode_used"] == "basic"
     assert any("needs the graph index" in w for w in body["warnings"]) and body["citations"]
 
 
-def test_graph_modes_with_a_graph(graph_api):
-    local = graph_api.client.post("/v1/query", json={"question": "Qual o valor mensal do contrato com a NuvemSul?",
-                                                     "mode": "local"}, headers=graph_api.key("k-juridico")).json()
+def test_graph_modes_with_a_graph(api):
+    local = api.client.post("/v1/query", json={"question": "Qual o valor mensal do contrato com a NuvemSul?",
+                                               "mode": "local"}, headers=api.key("k-juridico")).json()
     kinds = {e["kind"] for e in local["evidence"]}
     assert local["mode_used"] == "local" and {"entity", "chunk"} <= kinds
-    assert any(e["extra"].get("name") == "NuvemSul" for e in local["evidence"] if e["kind"] == "entity")
-    bad_level = graph_api.client.post("/v1/query", json={"question": "riscos", "mode": "global",
-                                                         "community_level": 7})
+    assert all(e["extra"].get("name") for e in local["evidence"] if e["kind"] == "entity")
+    assert "doc_c192c5b1a4caf668" in {c["document_id"] for c in local["citations"]}  # CT-2024-0187, NuvemSul
+    bad_level = api.client.post("/v1/query", json={"question": "riscos", "mode": "global",
+                                                   "community_level": 7})
     assert bad_level.status_code == 400 and "level" in bad_level.json()["detail"]
-    ready = graph_api.client.get("/ready").json()
+    ready = api.client.get("/ready").json()
     assert ready["graph"] is True
 
 

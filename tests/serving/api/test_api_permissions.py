@@ -41,7 +41,8 @@ class Secrets:
                                                 "status"]).to_pylist()
         pointer = json.loads((tables / "graph.json").read_text())
         graph = tables / pointer["dir"]
-        self.entities = pq.read_table(graph / "entities.parquet", columns=["entity_id", "chunk_ids"]).to_pylist()
+        self.entities = pq.read_table(graph / "entities.parquet",
+                                      columns=["entity_id", "chunk_ids"]).to_pylist()
         self.relationships = pq.read_table(graph / "relationships.parquet",
                                            columns=["relationship_id", "chunk_ids"]).to_pylist()
         self.reports = pq.read_table(graph / "community_reports.parquet",
@@ -62,8 +63,8 @@ class Secrets:
 
 
 @pytest.fixture(scope="module")
-def secrets(graph_api):
-    return Secrets(graph_api.holder.require().tables)
+def secrets(api):
+    return Secrets(api.holder.require().tables)
 
 
 def _request(rng: random.Random, secrets: Secrets) -> tuple[str, str, dict]:
@@ -96,7 +97,7 @@ def _request(rng: random.Random, secrets: Secrets) -> tuple[str, str, dict]:
     return "GET", "/v1/catalog", {"params": {**params, "as_of": AS_OF, "limit": 1000}}
 
 
-def test_no_restricted_id_ever_appears(graph_api, secrets):
+def test_no_restricted_id_ever_appears(api, secrets):
     rng = random.Random(SEED)
     callers = [None, *KEYS]
     hidden = {name: secrets.hidden_from(frozenset(KEYS.get(name, []))) for name in callers}
@@ -105,7 +106,7 @@ def test_no_restricted_id_ever_appears(graph_api, secrets):
     for i in range(REQUESTS):
         caller = rng.choice(callers)
         method, url, kwargs = _request(rng, secrets)
-        response = graph_api.client.request(method, url, headers=graph_api.key(caller), **kwargs)
+        response = api.client.request(method, url, headers=api.key(caller), **kwargs)
         statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
         assert response.status_code in (200, 400, 404), (SEED, i, url, response.text[:300])
         text = response.text
