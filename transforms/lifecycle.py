@@ -146,6 +146,11 @@ def _counts(ctx: RunContext) -> dict[str, int]:
     for name in ("contexts", "vectors"):
         if ctx.paths.table(name).exists():
             counts[name] = pq.read_metadata(ctx.paths.table(name)).num_rows
+    pointer = ctx.paths.tables / "graph.json"
+    if pointer.exists():
+        graph = ctx.paths.tables / read_json(pointer)["dir"]
+        for part in sorted(graph.glob("*.parquet")):
+            counts[f"graph_{part.stem}"] = pq.read_metadata(part).num_rows
     counts.update({f"stage_{r.stage}": r.processed for r in load_stage_records(ctx.paths, ctx.run_id)
                    if r.stage in pipeline.INDEX_STAGES})
     return counts
