@@ -69,6 +69,14 @@ class Settings(BaseSettings):
     graph_seed: int = Field(0xDEADBEEF, description="Leiden seed (fixed for reproducible communities).")
     graph_aliases_file: Path | None = Field(
         None, description="Alias overrides (YAML); default `.lakerag-aliases.yaml` in the source folder.")
+    # Orchestration, marts and the publish gate.
+    ingest_schedule: str = Field("@hourly", description="lakerag_ingest schedule (cron or preset; 'none' = manual).")
+    publish_tolerance: float = Field(0.02, ge=0, description="Largest drop in a gated metric that still publishes.")
+    eval_questions: Path | None = Field(None, description="Labelled questions for the gate (default: the sample's).")
+    dbt_threads: int = Field(1, ge=1, description="dbt threads (one writer per DuckDB file).")
+    dbt_project_dir: Path | None = Field(None, description="dbt project folder (default: dbt_project/).")
+    expiring_within_days: int = Field(30, ge=1, description="Window of the expiring_documents mart.")
+    dbt_on_index: bool = Field(False, description="Build the dbt marts at the end of `lakerag index`.")
     snapshot_keep: int = Field(5, ge=1, description="Published snapshots kept on disk.")
     reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")

@@ -49,6 +49,8 @@ def test_a_committed_run_is_pending_until_frozen_and_blocks_the_next_ingest(sett
     manifest = read_manifest(paths, snapshot_id)
     assert manifest["source_run_ids"] == [first["run_id"]] and manifest["models"]["embedding_dim"] > 0
     assert manifest["counts"]["vectors"] == manifest["counts"]["chunks"]
+    if "graph" in INDEX_STAGES:
+        assert manifest["counts"]["graph_text_units"] == manifest["counts"]["chunks"]
 
     second = _ingest(settings)  # nothing changed: recorded and closed, nothing to index
     assert not second["changed"] and lifecycle.pending_index_run(paths) is None
