@@ -134,7 +134,6 @@ def evaluate(Q, D, doc_ids, qids, qrels, k_ndcg=10, k_rec=100):
 # ----------------------------------------------------------------------------- models
 def load_model(name, threads):
     """Return (embed_passages, embed_queries, info). Both take list[str] -> np.ndarray."""
-    import numpy as np
     if name == "minilm":
         import torch
         torch.set_num_threads(threads)

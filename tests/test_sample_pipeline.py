@@ -4,7 +4,6 @@ metadata its authors gave it."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from datetime import date
