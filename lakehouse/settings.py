@@ -24,6 +24,9 @@ class Settings(BaseSettings):
         description="YAML with access-group prefixes and the doc_type taxonomy; "
         "default: `.lakerag.yaml` at the root of the source folder.",
     )
+    follow_symlinks: bool = Field(
+        False, description="Follow symlinks under the source folder. Even then only links whose target resolves "
+        "inside the source are taken, with the target's own access groups; the rest are quarantined.")
     max_file_bytes: int = Field(50 * 1024 * 1024, gt=0, description="Files larger than this are quarantined.")
     chunk_size: int = Field(800, ge=200, description="Target chunk size in characters.")
     chunk_overlap: int = Field(120, ge=0, description="Characters of overlap between consecutive chunks.")

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from stat import S_ISREG
 
 from lakehouse.errors import DocumentError, SourceError
 from lakehouse.ids import normalize_relpath, sha256_file
@@ -19,7 +20,11 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class ScanEntry:
-    """One file found under the source folder (or a reason it cannot be read)."""
+    """One file found under the source folder (or a reason it cannot be read).
+
+    ``target_relpath`` is set when ``abspath`` reaches the file through a symlink (only links that resolve inside
+    the source are ever taken): access groups and the sidecar come from the target, never from the link's path.
+    """
 
     relpath: str
     abspath: Path
@@ -28,36 +33,66 @@ class ScanEntry:
     content_hash: str | None = None
     detected_type: str | None = None
     error: DocumentError | None = None
+    target_relpath: str | None = None
+
+    @property
+    def acl_relpath(self) -> str:
+        """The path whose prefix rules decide the access groups: the target's own path for a followed link."""
+        return self.target_relpath or self.relpath
 
     @property
     def sidecar(self) -> Path:
-        return self.abspath.with_name(self.abspath.name + SIDECAR_SUFFIX)
+        real = self.abspath.resolve() if self.target_relpath else self.abspath
+        return real.with_name(real.name + SIDECAR_SUFFIX)
 
 
 Known = dict[str, tuple[int, datetime, str]]  # relpath -> (size, modified_at, content_hash)
 
+LEAVES_SOURCE = "symlink leaves the source folder"
+NOT_FOLLOWED = "symlink not followed (LAKERAG_FOLLOW_SYMLINKS is off)"
 
-def _walk(source: Path) -> Iterator[tuple[Path, DocumentError | None]]:
-    """Yield files under ``source`` (following directory links) and symlink problems, never looping."""
-    visited = {source.resolve()}
-    for dirpath, dirnames, filenames in os.walk(source, followlinks=True):
+
+def _inside(real: Path, root: Path) -> bool:
+    return real == root or root in real.parents
+
+
+def _link_problem(link: Path, root: Path, follow: bool) -> DocumentError | None:
+    """Why a symlink under the source must not be taken, or None when it may be followed."""
+    try:
+        real = link.resolve(strict=True)
+    except RuntimeError:
+        return DocumentError("symlink loop", stage="discover")
+    except OSError:
+        return DocumentError("broken symlink (target missing)", stage="discover")
+    if not _inside(real, root):
+        return DocumentError(LEAVES_SOURCE, stage="discover")
+    if real.is_dir() and _inside(link.parent.resolve(), real):
+        return DocumentError(f"symlink loop: folder link points back to '{real.name}'", "discover")
+    return None if follow else DocumentError(NOT_FOLLOWED, stage="discover")
+
+
+def _walk(source: Path, follow: bool) -> Iterator[tuple[Path, DocumentError | None]]:
+    """Yield files under ``source`` and the links that must not be taken, never leaving the folder or looping.
+
+    Symlinks (to files or folders) are taken only when ``follow`` is set and their target resolves inside the
+    source; everything else is reported with the reason, so it is quarantined instead of read.
+    """
+    root = source.resolve()
+    visited = {root}
+    for dirpath, dirnames, filenames in os.walk(source, followlinks=follow):
         current = Path(dirpath)
-        ancestors = {p.resolve() for p in (current, *current.parents)}
         for name in sorted(dirnames):
             child = current / name
             if name.startswith("."):
                 dirnames.remove(name)
                 continue
-            try:
-                real = child.resolve(strict=True)
-            except (OSError, RuntimeError):
-                dirnames.remove(name)
-                yield child, DocumentError("symlink loop or broken link to a folder", stage="discover")
-                continue
-            if child.is_symlink() and real in ancestors:
-                dirnames.remove(name)
-                yield child, DocumentError(f"symlink loop: folder link points back to '{real.name}'", "discover")
-                continue
+            if child.is_symlink():
+                problem = _link_problem(child, root, follow)
+                if problem is not None:
+                    dirnames.remove(name)
+                    yield child, problem
+                    continue
+            real = child.resolve()
             if real in visited:
                 dirnames.remove(name)
                 log.warning("skipping %s: folder already scanned through another link", child)
@@ -68,21 +103,25 @@ def _walk(source: Path) -> Iterator[tuple[Path, DocumentError | None]]:
             if name.startswith(".") or name.endswith(SIDECAR_SUFFIX):
                 continue
             path = current / name
-            try:
-                path.resolve(strict=True)
-            except RuntimeError:
-                yield path, DocumentError("symlink loop", stage="discover")
-                continue
-            except OSError:
-                yield path, DocumentError("broken symlink (target missing)", stage="discover")
-                continue
+            if path.is_symlink() or not _inside(path.parent.resolve(), root):
+                problem = _link_problem(path, root, follow)
+                if problem is not None:
+                    yield path, problem
+                    continue
             yield path, None
 
 
-def _entry(path: Path, relpath: str, known: Known, max_bytes: int) -> ScanEntry:
+def _entry(path: Path, relpath: str, known: Known, max_bytes: int, root: Path) -> ScanEntry:
     stat = path.stat()
     modified = datetime.fromtimestamp(stat.st_mtime_ns // 1000 / 1e6, tz=UTC)
-    base = ScanEntry(relpath=relpath, abspath=path, size=stat.st_size, modified_at=modified)
+    try:
+        target = normalize_relpath(path.resolve().relative_to(root).as_posix())
+    except ValueError:  # the walk never yields such a file; refuse rather than read outside the boundary
+        return ScanEntry(relpath, path, error=DocumentError(LEAVES_SOURCE, stage="discover"))
+    base = ScanEntry(relpath=relpath, abspath=path, size=stat.st_size, modified_at=modified,
+                     target_relpath=target if target != relpath else None)
+    if not S_ISREG(stat.st_mode):  # a FIFO, device or socket: never opened
+        return _with(base, error=DocumentError("not a regular file (FIFO, device or socket)", stage="discover"))
     if stat.st_size > max_bytes:
         reason = f"file over the size limit: {stat.st_size} bytes > {max_bytes} (LAKERAG_MAX_FILE_BYTES)"
         return _with(base, error=DocumentError(reason, stage="discover"))
@@ -102,20 +141,24 @@ def _with(entry: ScanEntry, **changes: object) -> ScanEntry:
     return ScanEntry(**{**entry.__dict__, **changes})
 
 
-def scan_source(source: Path, known: Known, max_bytes: int) -> list[ScanEntry]:
-    """Every file under ``source`` with its hash and type, or the reason it must be quarantined."""
+def scan_source(source: Path, known: Known, max_bytes: int, follow_symlinks: bool = False) -> list[ScanEntry]:
+    """Every file under ``source`` with its hash and type, or the reason it must be quarantined.
+
+    The source folder is a permission boundary: nothing outside it is read, whatever links point there.
+    """
     if not source.is_dir():
         raise SourceError(f"source folder not found or not a folder: {source}")
     if not os.access(source, os.R_OK | os.X_OK):
         raise SourceError(f"source folder is not readable: {source}")
     entries = []
-    for path, problem in _walk(source):
+    root = source.resolve()
+    for path, problem in _walk(source, follow_symlinks):
         relpath = normalize_relpath(path.relative_to(source).as_posix())
         if problem is not None:
             entries.append(ScanEntry(relpath=relpath, abspath=path, error=problem))
             continue
         try:
-            entries.append(_entry(path, relpath, known, max_bytes))
+            entries.append(_entry(path, relpath, known, max_bytes, root))
         except PermissionError:
             entries.append(ScanEntry(relpath, path, error=DocumentError("permission denied", "discover")))
     log.info("scanned %s: %d entries", source, len(entries))

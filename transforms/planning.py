@@ -94,7 +94,7 @@ def plan_changes(
             continue
         action, reason = row.action, row.reason
         try:
-            groups = list(config.groups_for(entry.relpath, entry.sidecar))
+            groups = list(config.groups_for(entry.acl_relpath, entry.sidecar))
         except ConfigError as exc:  # a broken sidecar: fail closed, quarantine the document
             groups, action, reason = [], "quarantined", str(exc)
         records.append({

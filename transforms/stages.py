@@ -89,7 +89,8 @@ def discover(ctx: RunContext) -> list[int]:
     current = documents.filter(documents["is_current"]).to_pylist()
     known = {r[s.PATH]: (r["size_bytes"], r["modified_at"], r[s.CONTENT_HASH])
              for r in current if r[s.CONTENT_HASH] and r[s.STATUS] != s.STATUS_DELETED}
-    entries = scan_source(ctx.settings.source, known, ctx.settings.max_file_bytes)
+    entries = scan_source(ctx.settings.source, known, ctx.settings.max_file_bytes,
+                          follow_symlinks=ctx.settings.follow_symlinks)
     plan = plan_changes(entries, documents, config, ctx.settings.batch_size, ctx.needs_work)
     write_table(plan, paths.plan(ctx.run_id))
     batches = sorted({b for b in plan["batch"].to_pylist() if b >= 0})
