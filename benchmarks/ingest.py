@@ -22,9 +22,9 @@ from transforms.pipeline import run_index  # noqa: E402
 def _timed(label: str, settings: Settings) -> dict:
     started = time.perf_counter()
     record = run_index(settings)
-    return {"run": label, "seconds": round(time.perf_counter() - started, 3), "extracted": record["extracted"],
-            "chunked": record["chunked"], "documents": record["documents_active"], "chunks": record["chunks"],
-            "quarantined": record["quarantined"]}
+    return {"run": label, "seconds": round(time.perf_counter() - started, 3), "extracted": record.extracted,
+            "chunked": record.chunked, "documents": record.documents_active, "chunks": record.chunks,
+            "quarantined": record.quarantined}
 
 
 def main() -> None:

@@ -64,8 +64,8 @@ def _replicate(sample: Path, work: Path, target: int, model: str) -> Path:
     from lakehouse.paths import LakePaths
     from lakehouse.snapshots import create_snapshot, current_id, publish, snapshot_tables
     from lakehouse.storage import write_json, write_table
-    from transforms.analysis import analyze
-    from transforms.sparse import build_sparse_index, save_sparse_index
+    from models.analysis import analyze
+    from models.sparse import build_sparse_index, save_sparse_index
 
     home = work / f"replicated-{target}-{model}"
     if current_id(LakePaths(home)) is not None:
@@ -143,7 +143,7 @@ def _free_port() -> int:
 def _start_server(home: Path, port: int, model: str, log: Path, workers: int) -> subprocess.Popen:
     env = {**os.environ, "LAKERAG_EMBEDDING_MODEL": model, "LAKERAG_API_KEYS": json.dumps({KEY: GROUPS}),
            "LAKERAG_API_WORKERS": str(workers), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    process = subprocess.Popen([sys.executable, "-m", "lakehouse.cli", "serve", "--home", str(home), "--port",
+    process = subprocess.Popen([sys.executable, "-m", "lakerag.cli", "serve", "--home", str(home), "--port",
                                 str(port)], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
     deadline, ready_in_a_row = time.monotonic() + 300, 0
     while time.monotonic() < deadline:

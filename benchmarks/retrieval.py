@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import peak_rss_mb, print_table, save  # noqa: E402
 
 from lakehouse.settings import Settings  # noqa: E402
+from models.analysis import analyze  # noqa: E402
+from models.embedding import load_embedder  # noqa: E402
+from models.sparse import build_sparse_index  # noqa: E402
 from serving.search import RetrievalConfig, Retriever, SearchIndex  # noqa: E402
-from transforms.analysis import analyze  # noqa: E402
-from transforms.embedding import load_embedder  # noqa: E402
-from transforms.sparse import build_sparse_index  # noqa: E402
 
 SCIFACT = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "beir-scifact"
 

@@ -23,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import peak_rss_mb, print_table, save  # noqa: E402
 
-from transforms.analysis import analyze, detect_language  # noqa: E402
-from transforms.sparse import SparseIndex, build_sparse_index, load_sparse_index, save_sparse_index  # noqa: E402
+from models.analysis import analyze, detect_language  # noqa: E402
+from models.sparse import SparseIndex, build_sparse_index, load_sparse_index, save_sparse_index  # noqa: E402
 
 DATASETS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 GRID = [(0.9, 0.4), (1.2, 0.75), (1.5, 0.75)]

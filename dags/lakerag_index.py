@@ -1,31 +1,27 @@
 """
 ### lakerag_index
 
-Scheduled on the `lakerag_chunks` asset. Runs every index stage of `transforms.pipeline.INDEX_STAGES` in
+Scheduled on the `lakerag_chunks` asset. Runs every index stage of the registry (`transforms.registry`) in
 order (contexts, dense vectors, BM25, and any stage registered there, such as the graph) over the committed
 chunks of the pending run, writes the run record, and freezes the tables into an unpublished candidate
 snapshot: the `lakerag_candidate` asset, which schedules `lakerag_transform`.
 
 * Every stage is cached by content: a run after a 1% change does about 1% of the work.
-* GPU-bound stages (`pipeline.GPU_STAGES`) run in the `lakerag_gpu` pool: size it to your accelerators.
+* GPU-bound stages (declared `gpu=True` in the registry) run in the `lakerag_gpu` pool: size it to your accelerators.
 * Each stage task updates its own asset (`lakerag_<stage>`) for lineage.
 * Idempotent: rerunning a stage rewrites the same tables; `freeze` returns the same snapshot when retried.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pendulum
-from airflow.sdk import Asset, dag, task
+from airflow.sdk import dag, task
 from airflow.sdk.exceptions import AirflowSkipException
 
-from transforms.pipeline import GPU_STAGES, INDEX_STAGES
+from lakerag.orchestration import CANDIDATE, CHUNKS, GPU_POOL, default_args, stage_asset
+from transforms.registry import index_stages
 
-CHUNKS, CANDIDATE = Asset("lakerag_chunks"), Asset("lakerag_candidate")
-GPU_POOL = "lakerag_gpu"
-DEFAULT_ARGS = {"owner": "lakerag", "retries": 3, "retry_delay": timedelta(seconds=30),
-                "retry_exponential_backoff": True, "max_retry_delay": timedelta(minutes=10)}
+DEFAULT_ARGS = default_args()
 
 
 @dag(dag_id="lakerag_index", schedule=[CHUNKS], start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
@@ -71,9 +67,9 @@ def lakerag_index() -> None:
 
     run = resolve()
     previous = run
-    for stage in INDEX_STAGES:
-        step = index_stage.override(task_id=stage, pool=GPU_POOL if stage in GPU_STAGES else "default_pool",
-                                    outlets=[Asset(f"lakerag_{stage}")])(run, stage)
+    for stage in index_stages():
+        step = index_stage.override(task_id=stage.name, pool=GPU_POOL if stage.gpu else "default_pool",
+                                    outlets=[stage_asset(stage.name)])(run, stage.name)
         previous >> step
         previous = step
     previous >> record(run) >> freeze(run)

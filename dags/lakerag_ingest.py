@@ -16,17 +16,14 @@ recorded and closed.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pendulum
-from airflow.sdk import Asset, dag, task
+from airflow.sdk import dag, task
 from airflow.sdk.exceptions import AirflowFailException, AirflowSkipException
 
+from lakerag.orchestration import CHUNKS, default_args
 from transforms.lifecycle import ingest_schedule
 
-CHUNKS = Asset("lakerag_chunks")
-DEFAULT_ARGS = {"owner": "lakerag", "retries": 3, "retry_delay": timedelta(seconds=30),
-                "retry_exponential_backoff": True, "max_retry_delay": timedelta(minutes=10)}
+DEFAULT_ARGS = default_args()
 
 
 @dag(dag_id="lakerag_ingest", schedule=ingest_schedule(), start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),

@@ -14,15 +14,13 @@ only if no gated metric is worse by more than `LAKERAG_PUBLISH_TOLERANCE` (defau
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pendulum
-from airflow.sdk import Asset, dag, task
+from airflow.sdk import dag, task
 from airflow.sdk.exceptions import AirflowFailException, AirflowSkipException
 
-SERVING, PUBLISHED = Asset("lakerag_serving"), Asset("lakerag_published")
-DEFAULT_ARGS = {"owner": "lakerag", "retries": 2, "retry_delay": timedelta(seconds=30),
-                "retry_exponential_backoff": True, "max_retry_delay": timedelta(minutes=10)}
+from lakerag.orchestration import PUBLISHED, SERVING, default_args
+
+DEFAULT_ARGS = default_args(retries=2)
 
 
 @dag(dag_id="lakerag_publish", schedule=[SERVING], start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
@@ -33,7 +31,7 @@ def lakerag_publish() -> None:
         """The newest snapshot with built marts that is not published yet (skips when there is none)."""
         from lakehouse.paths import LakePaths
         from lakehouse.settings import get_settings
-        from transforms.publishing import pending_candidate
+        from serving.evaluation.publish import pending_candidate
 
         snapshot_id = pending_candidate(LakePaths(get_settings().home))
         if snapshot_id is None:
@@ -44,16 +42,16 @@ def lakerag_publish() -> None:
     def evaluate(snapshot_id: str) -> dict:
         """Score the candidate (and the published snapshot, unless its stored scores are current)."""
         from lakehouse.settings import get_settings
-        from transforms.publishing import evaluate_candidate
+        from serving.evaluation.publish import evaluate_candidate
 
         return evaluate_candidate(get_settings(), snapshot_id)
 
     @task(outlets=[PUBLISHED])
     def gate(snapshot_id: str, **context) -> dict:
         """Publish the candidate unless it is worse than the published one beyond the tolerance."""
-        from lakehouse.gate import GateRefused
         from lakehouse.settings import get_settings
-        from transforms.publishing import publish_candidate
+        from serving.evaluation.gate import GateRefused
+        from serving.evaluation.publish import publish_candidate
 
         try:
             result = publish_candidate(get_settings(), snapshot_id)

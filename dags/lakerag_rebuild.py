@@ -17,14 +17,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pendulum
-from airflow.sdk import Asset, Param, dag, task
+from airflow.sdk import Param, dag, task
 from airflow.sdk.exceptions import AirflowFailException
 
+from lakerag.orchestration import CHUNKS, default_args
 from transforms.rebuild import stage_order
 
-CHUNKS = Asset("lakerag_chunks")
-DEFAULT_ARGS = {"owner": "lakerag", "retries": 3, "retry_delay": timedelta(minutes=1),
-                "retry_exponential_backoff": True, "max_retry_delay": timedelta(minutes=15)}
+DEFAULT_ARGS = default_args(retry_delay=timedelta(minutes=1), max_retry_delay=timedelta(minutes=15))
 PARAMS = {
     "full": Param(False, type="boolean", description="Recompute every stage for every document."),
     "path_prefix": Param("", type="string", description="Re-extract the documents under this path."),

@@ -16,19 +16,16 @@ snapshot through astronomer-cosmos: staging views over the snapshot's Parquet ta
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pendulum
-from airflow.sdk import Asset, ExceptionRetryPolicy, RetryAction, RetryRule, dag, task
+from airflow.sdk import ExceptionRetryPolicy, RetryAction, RetryRule, dag, task
 from airflow.sdk.exceptions import AirflowSkipException
 from cosmos import DbtTaskGroup, ExecutionConfig, ProfileConfig, ProjectConfig, RenderConfig
 from cosmos.constants import ExecutionMode, InvocationMode, LoadMode, TestBehavior
 
+from lakerag.orchestration import CANDIDATE, SERVING, default_args
 from transforms.dbt_build import MANIFEST, PROJECT_DIR
 
-CANDIDATE, SERVING = Asset("lakerag_candidate"), Asset("lakerag_serving")
-DEFAULT_ARGS = {"owner": "lakerag", "retries": 2, "retry_delay": timedelta(seconds=30),
-                "retry_exponential_backoff": True, "max_retry_delay": timedelta(minutes=10)}
+DEFAULT_ARGS = default_args(retries=2)
 # A dbt task that ran and failed (a data test, a SQL error) fails the same way again: no retries for those.
 DBT_FAILURES_ARE_FINAL = ExceptionRetryPolicy(rules=[RetryRule(
     exception="cosmos.exceptions.CosmosDbtRunError", action=RetryAction.FAIL, reason="dbt test or SQL")])

@@ -1,1 +1,1 @@
-"""Entity graph, hierarchical communities and community reports (built in a later issue)."""
+"""Graph-building operations (entities, resolution, relations, communities, reports) for the graph stage."""

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from graph_index.patterns import CONNECTORS, fold
 from graph_index.tokens import Token, adjacent
-from transforms.stopwords import ENGLISH, PORTUGUESE
+from models.stopwords import ENGLISH, PORTUGUESE
 
 _MINOR = CONNECTORS | PORTUGUESE | ENGLISH
 _MAX_WORDS = 10

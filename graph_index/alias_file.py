@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from lakehouse.errors import ConfigError
+from lakehouse.settings import Settings
 
 FILE_NAME = ".lakerag-aliases.yaml"
 
@@ -35,13 +35,12 @@ class AliasOverrides:
     standalone: list[str] = field(default_factory=list)
 
 
-def alias_file_path(settings: Any) -> Path | None:
-    configured = getattr(settings, "graph_aliases_file", None)
-    if configured:
-        return Path(configured)
-    source = getattr(settings, "source", None)
-    default = Path(source) / FILE_NAME if source else None
-    return default if default is not None and default.exists() else None
+def alias_file_path(settings: Settings) -> Path | None:
+    """``LAKERAG_GRAPH_ALIASES_FILE``, else the source folder's own alias file when there is one."""
+    if settings.graph_aliases_file:
+        return Path(settings.graph_aliases_file)
+    default = Path(settings.source) / FILE_NAME
+    return default if default.exists() else None
 
 
 def load_alias_file(path: Path | None) -> AliasOverrides:

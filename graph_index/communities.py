@@ -175,3 +175,14 @@ def community_rows(communities: list[Community], relationships: list[dict],
                      "entity_ids": list(c.members), "relationship_ids": rel_ids, "chunk_ids": chunk_ids,
                      "content_hash": content})
     return sorted(rows, key=lambda r: (r["level"], r["community_id"]))
+
+
+def restore_communities(rows: list[dict]) -> list[Community]:
+    """The communities of stored community rows (reused as they are when the graph did not change)."""
+    by_id = {r["community_id"]: r for r in rows}
+    out = []
+    for r in rows:
+        parent = by_id.get(r["parent_id"]) if r["parent_id"] else None
+        out.append(Community(int(r["level"]), tuple(sorted(r["entity_ids"])),
+                             (int(parent["level"]), tuple(sorted(parent["entity_ids"]))) if parent else None))
+    return out

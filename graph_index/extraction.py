@@ -22,7 +22,7 @@ from graph_index.patterns import ARTICLE, CLAUSE, CODE, LAW, STANDARD
 from graph_index.phrases import phrase_mentions
 from graph_index.records import ChunkGraph, Definition, Mention
 from graph_index.tokens import lines, split_context, tokenize
-from transforms.analysis import detect_language
+from models.analysis import detect_language
 
 __all__ = ["EXTRACTOR_VERSION", "extract_rules"]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from graph_index.extraction import EXTRACTOR_VERSION, extract_rules
 from graph_index.records import CACHE_SCHEMA, ChunkGraph, from_rows, to_rows
 from lakehouse.ids import sha256_text
-from transforms.llm import LLMClient, LLMError
-from transforms.vector_cache import PartCache
+from lakehouse.part_cache import PartCache
+from models.llm import LLMClient, LLMError
 
 __all__ = ["extract_chunks", "extractor_id"]
 

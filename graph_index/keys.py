@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from graph_index.patterns import ORG_SUFFIX, fold
-from transforms.stopwords import ENGLISH, ENGLISH_MARKERS, NEGATIONS, PORTUGUESE, PORTUGUESE_MARKERS
+from models.stopwords import ENGLISH, ENGLISH_MARKERS, NEGATIONS, PORTUGUESE, PORTUGUESE_MARKERS
 
 _STOP = (PORTUGUESE | ENGLISH) - NEGATIONS
 _WORD = re.compile(r"[a-z0-9]+(?:/[a-z0-9]+)*")

@@ -14,7 +14,7 @@ import logging
 
 from graph_index.extraction import extract_rules
 from graph_index.records import TYPES, ChunkGraph, Mention, Relation
-from transforms.llm import LLMClient
+from models.llm import LLMClient
 
 __all__ = ["PROMPT_VERSION", "RESPONSE_FORMAT", "llm_extract"]
 

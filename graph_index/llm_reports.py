@@ -11,7 +11,7 @@ import json
 import logging
 
 from graph_index.reports import ReportInputs, central_sentences
-from transforms.llm import LLMClient
+from models.llm import LLMClient
 
 __all__ = ["PROMPT_VERSION", "llm_report"]
 

@@ -25,7 +25,7 @@ from graph_index.patterns import (
 )
 from graph_index.records import Mention
 from graph_index.tokens import Token, adjacent
-from transforms.stopwords import ENGLISH, NEGATIONS, PORTUGUESE
+from models.stopwords import ENGLISH, NEGATIONS, PORTUGUESE
 
 _STOP = PORTUGUESE | ENGLISH | NEGATIONS
 _MAX_TOKENS = 10

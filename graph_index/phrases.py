@@ -9,7 +9,7 @@ from __future__ import annotations
 from graph_index.patterns import AR_ADJECTIVES, COMMON_VERBS, NOUN_EM, PHRASE_STOP, VERB_ENDINGS
 from graph_index.records import Mention
 from graph_index.tokens import Token, adjacent
-from transforms.stopwords import ENGLISH, NEGATIONS, PORTUGUESE
+from models.stopwords import ENGLISH, NEGATIONS, PORTUGUESE
 
 _PT_CONNECTORS = frozenset({"de", "da", "do", "das", "dos"})
 _EN_CONNECTORS = frozenset({"of"})

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 import pyarrow as pa
 
-from transforms.vector_cache import KEY
+from lakehouse.part_cache import KEY
 
 TYPES = ("ORGANIZATION", "PERSON", "CODE", "NORM", "CONCEPT", "LOCATION", "OTHER")
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from graph_index.keys import light
 from graph_index.sentences import Sentence
-from transforms.llm import LLMClient, LLMError
+from models.llm import LLMClient, LLMError
 
 __all__ = ["ReportInputs", "extractive_report", "write_reports"]
 

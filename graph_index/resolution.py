@@ -45,7 +45,7 @@ class Resolution:
     names: dict[str, str] = field(default_factory=dict)
     types: dict[str, str] = field(default_factory=dict)
     surfaces: dict[str, list[str]] = field(default_factory=dict)
-    aliases: list[dict] = field(default_factory=list)  # rows of graph_index.schemas.ALIASES
+    aliases: list[dict] = field(default_factory=list)  # rows of lakehouse.graph_schemas.ALIASES
 
 
 class _Groups:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
+from graph_index.relations import entity_id
 from graph_index.tokens import split_context
 
 _SPLIT = re.compile(r"(?<=[.!?…])\s+(?=[\"“(]?[A-ZÀ-Þ0-9])|\n\s*\n|\n(?=\s*(?:[-*+•]\s|\d+[.)]\s|#|\|))")
@@ -56,4 +58,22 @@ def split_sentences(text: str) -> list[Sentence]:
         if len(clean) > MAX_CHARS:
             clean = clean[:MAX_CHARS].rsplit(" ", 1)[0] + "…"
         out.append(Sentence(clean, start, end))
+    return out
+
+
+def entity_sentences(chunks: list[dict], graphs: list, keys: list, kept: set[str]) -> dict[str, list]:
+    """Per chunk: its sentences with the ids of the kept entities mentioned in each (``keys``: the resolved
+    key of each mention, None when it was dropped)."""
+    out = {}
+    for chunk, graph_, row in zip(chunks, graphs, keys, strict=True):
+        sentences = split_sentences(chunk["text"])
+        starts = [x.start for x in sentences]
+        inside: list[set[str]] = [set() for _ in sentences]
+        for mention, key in zip(graph_.mentions, row, strict=True):
+            ident = entity_id(key) if key is not None else None
+            if ident in kept and mention.start >= 0:
+                i = bisect_right(starts, mention.start) - 1
+                if i >= 0 and mention.start < sentences[i].end:
+                    inside[i].add(ident)
+        out[chunk["chunk_id"]] = [(x, frozenset(e)) for x, e in zip(sentences, inside, strict=True) if e]
     return out

@@ -1,4 +1,4 @@
-"""The lakehouse: settings, paths, Arrow schemas, atomic writes and run records."""
+"""The ground floor: settings, paths and pointers, table schemas, storage, runs, snapshots, ids, errors."""
 
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings, get_settings

@@ -5,6 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+# Cache folders under cache/: reused work, keyed by content (dropping one makes its owner recompute it).
+EXTRACTED, FAILURES, CHUNKS = "extracted", "failures", "chunks"
+VECTORS, TOKENS, GRAPH = "vectors", "tokens", "graph"
+LLM, LLM_ANSWERS, GRAPH_SEARCH, DBT = "llm", "llm-answers", "graph-search", "dbt"
+CACHES = frozenset({EXTRACTED, FAILURES, CHUNKS, VECTORS, TOKENS, GRAPH, LLM, LLM_ANSWERS, GRAPH_SEARCH, DBT})
+# Versioned folder sets under tables/: <name>-<run>/ behind the pointer <name>.json.
+SPARSE_SET, GRAPH_SET = "sparse", "graph"
+
 
 @dataclass(frozen=True)
 class LakePaths:
@@ -30,6 +38,31 @@ class LakePaths:
     def runs(self) -> Path:
         return self.home / "runs"
 
+    @property
+    def snapshots(self) -> Path:
+        """Immutable published table sets (``snapshots/<id>/``) behind the ``snapshots/CURRENT`` pointer."""
+        return self.home / "snapshots"
+
+    @property
+    def lock(self) -> Path:
+        return self.home / ".lock"
+
+    @property
+    def eval_work(self) -> Path:
+        """Indexes ``lakerag eval`` builds for its datasets."""
+        return self.home / "eval"
+
+    @property
+    def dbt(self) -> Path:
+        """dbt's target and logs."""
+        return self.home / "dbt"
+
+    def cache_dir(self, name: str) -> Path:
+        """One cache folder; the names are the constants of ``CACHES`` (each owned by one stage or service)."""
+        if name not in CACHES:
+            raise ValueError(f"unknown cache {name!r}; one of {', '.join(sorted(CACHES))}")
+        return self.cache / name
+
     def blob(self, content_hash: str) -> Path:
         return self.raw / content_hash[:2] / content_hash
 
@@ -37,13 +70,13 @@ class LakePaths:
         return self.tables / f"{name}.parquet"
 
     def extracted_part(self, content_hash: str) -> Path:
-        return self.cache / "extracted" / content_hash[:2] / f"{content_hash}.parquet"
+        return self.cache_dir(EXTRACTED) / content_hash[:2] / f"{content_hash}.parquet"
 
     def chunk_part(self, content_hash: str, params: str) -> Path:
-        return self.cache / "chunks" / params / content_hash[:2] / f"{content_hash}.parquet"
+        return self.cache_dir(CHUNKS) / params / content_hash[:2] / f"{content_hash}.parquet"
 
     def failure(self, content_hash: str) -> Path:
-        return self.cache / "failures" / content_hash[:2] / f"{content_hash}.json"
+        return self.cache_dir(FAILURES) / content_hash[:2] / f"{content_hash}.json"
 
     def run_dir(self, run_id: str) -> Path:
         return self.runs / run_id

@@ -60,12 +60,48 @@ def load_stage_records(paths: LakePaths, run_id: str) -> list[StageRecord]:
     return [StageRecord(**read_json(p)) for p in sorted(folder.glob("*.json"))]
 
 
-def append_run(paths: LakePaths, record: dict) -> None:
+@dataclass
+class RunRecord:
+    """What a run did: document actions, per-stage counts and seconds, LLM usage, table counts, errors; the
+    ``runs`` table holds one row of it per finished run, ``runs/<id>/run.json`` the whole record."""
+
+    run_id: str
+    started_at: datetime
+    finished_at: datetime
+    seconds: float
+    source: str
+    new: int = 0
+    changed: int = 0
+    moved: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    extracted: int = 0
+    chunked: int = 0
+    enriched: int = 0
+    embedded: int = 0
+    analysed: int = 0
+    llm_calls: int = 0
+    llm_prompt_tokens: int = 0
+    llm_completion_tokens: int = 0
+    quarantined: int = 0
+    documents_active: int = 0
+    chunks: int = 0
+    documents_deleted: int = 0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    snapshot_id: str | None = None  # set once the run's snapshot is published in-process
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def append_run(paths: LakePaths, record: RunRecord) -> None:
     """Write ``runs/<id>/run.json`` and add the run to the ``runs`` table (replacing a row with the same id)."""
-    write_json(record, paths.run_record(record[s.RUN_ID]))
+    data = record.as_dict()
+    write_json(data, paths.run_record(record.run_id))
     runs = read_table(paths.table("runs"), s.RUNS)
-    runs = runs.filter(pc.not_equal(runs[s.RUN_ID], record[s.RUN_ID]))
-    row = {**record, "stage_seconds": json.dumps(record["stage_seconds"], sort_keys=True)}
+    runs = runs.filter(pc.not_equal(runs[s.RUN_ID], record.run_id))
+    row = {**data, "stage_seconds": json.dumps(record.stage_seconds, sort_keys=True)}
     new = pa.Table.from_pylist([{k: row[k] for k in s.RUNS.names}], schema=s.RUNS)
     write_table(pa.concat_tables([runs, new]).sort_by(s.RUN_ID), paths.table("runs"))
 
@@ -81,7 +117,7 @@ def last_run(paths: LakePaths) -> dict | None:
 def home_lock(paths: LakePaths) -> Iterator[None]:
     """One writer per lakehouse: a second concurrent run fails fast with a clear message."""
     paths.home.mkdir(parents=True, exist_ok=True)
-    lock_file: Path = paths.home / ".lock"
+    lock_file: Path = paths.lock
     fd = os.open(lock_file, os.O_CREAT | os.O_RDWR, 0o644)
     try:
         try:

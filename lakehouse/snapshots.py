@@ -29,7 +29,7 @@ class SnapshotError(LakeragError):
 
 
 def _root(paths: LakePaths) -> Path:
-    return paths.home / "snapshots"
+    return paths.snapshots
 
 
 def _link_tree(source: Path, target: Path) -> None:

@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -80,3 +80,34 @@ def store_blob(source: Path, target: Path, expected_sha256: str) -> bool:
     finally:
         tmp.unlink(missing_ok=True)
     return True
+
+
+def versioned_dir(tables: Path, name: str) -> Path | None:
+    """The folder ``tables/<name>.json`` points to, or None when nothing has been published under ``name``."""
+    pointer = tables / f"{name}.json"
+    return tables / read_json(pointer)["dir"] if pointer.exists() else None
+
+
+def publish_versioned(tables: Path, name: str, run_id: str, write: Callable[[Path], None]) -> Path:
+    """The one way a multi-file table set is published: ``write(staging)`` fills a new folder, which becomes
+    ``tables/<name>-<run_id>/`` by rename; then the pointer ``tables/<name>.json`` is switched atomically and
+    older ``<name>-*`` folders are removed (published snapshots keep hard links to theirs). Readers follow the
+    pointer, so they see the old set or the new one, never a mix. A rerun of the same run swaps folders."""
+    target = tables / f"{name}-{run_id}"
+    staging = tables / f".{name}-{run_id}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    write(staging)
+    if target.exists():
+        aside = tables / f".{name}-{run_id}.old"
+        shutil.rmtree(aside, ignore_errors=True)
+        os.replace(target, aside)
+        os.replace(staging, target)
+        shutil.rmtree(aside, ignore_errors=True)
+    else:
+        os.replace(staging, target)
+    write_json({"dir": target.name, "run_id": run_id}, tables / f"{name}.json")
+    for old in tables.glob(f"{name}-*"):
+        if old.is_dir() and old != target:
+            shutil.rmtree(old, ignore_errors=True)
+    return target

@@ -1,1 +1,1 @@
-"""The query API (built in a later issue)."""
+"""The query side: retrieval, query modes, answers, the HTTP API, evaluation and the publish gate."""

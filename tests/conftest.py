@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "sample_corpus" / "documents"
-DATASETS = (REPO / ".." / "shared" / "datasets").resolve()
+from tests.fixtures.paths import REPO, SAMPLE
 
 _AIRFLOW_HOME = Path(tempfile.mkdtemp(prefix="lakerag-airflow-"))
 os.environ.setdefault("AIRFLOW_HOME", str(_AIRFLOW_HOME))

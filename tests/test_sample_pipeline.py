@@ -116,8 +116,8 @@ def test_governance_metadata_matches_the_documents_footers(lake):
 def test_the_run_finishes_and_counts_add_up(lake):
     record = lake["record"]
     docs = lake["docs"]
-    assert record["quarantined"] == len(lake["quarantine"]) == sum(d["status"] == "quarantined" for d in docs.values())
-    assert record["documents_active"] == sum(d["status"] == "active" for d in docs.values()) >= 46
-    assert record["chunks"] > 200
+    assert record.quarantined == len(lake["quarantine"]) == sum(d["status"] == "quarantined" for d in docs.values())
+    assert record.documents_active == sum(d["status"] == "active" for d in docs.values()) >= 46
+    assert record.chunks > 200
     titles = {e["title"] for e in lake["extracted"].values()}
     assert not any(re.fullmatch(r"[0-9a-f]{64}", t) for t in titles)  # titles never fall back to a hash

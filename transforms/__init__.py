@@ -1,1 +1,1 @@
-"""Ingestion stages: discover, land, extract, chunk, commit. Plain functions, no Airflow."""
+"""The index side: the stage registry, one module per stage, the runner, extraction and chunking. No Airflow."""

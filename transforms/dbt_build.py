@@ -45,7 +45,7 @@ def project_dir(settings: Settings) -> Path:
 
 def empty_graph(paths: LakePaths) -> Path:
     """Empty graph tables with the graph schemas, for snapshots without a graph (written once)."""
-    from graph_index import schemas as g
+    from lakehouse import graph_schemas as g
 
     folder = paths.cache / "dbt" / "empty-graph"
     for name in GRAPH_TABLES:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 import re
 
-from transforms.analysis import detect_language
-from transforms.llm import LLMClient, LLMError
+from models.analysis import detect_language
+from models.llm import LLMClient, LLMError
 
 __all__ = ["PROMPT_VERSION", "enrich", "llm_context", "rules_context"]
 

@@ -1,8 +1,8 @@
 """A run's life across the Airflow DAGs, as plain functions over the lakehouse (no Airflow here).
 
     ingest:  begin_ingest -> (land, extract, chunk per batch) -> finish_ingest   commit; close if unchanged
-    index:   pending_index_run -> every INDEX_STAGES stage -> record -> freeze  a candidate snapshot
-    then dbt (transforms.dbt_build) and the gate (transforms.publishing) use that snapshot, never tables/.
+    index:   pending_index_run -> every index stage of the registry -> record -> freeze (the snapshot stage)
+    then dbt (transforms.dbt_build) and the gate (serving.evaluation.publish) use that snapshot, never tables/.
 
 Between a commit and its candidate snapshot the run is *pending*: a new ingest (or rebuild) must not commit
 then, or the snapshot would mix two runs' tables. State lives on disk: every step can be retried or rerun."""
@@ -12,22 +12,19 @@ from __future__ import annotations
 import logging
 import os
 
-import pyarrow.parquet as pq
-
 from lakehouse import schemas as s
 from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
-from lakehouse.runs import load_stage_records
 from lakehouse.settings import Settings
-from lakehouse.snapshots import create_snapshot, list_snapshots
+from lakehouse.snapshots import list_snapshots
 from lakehouse.storage import read_json, read_table, write_json
-from transforms import pipeline, stages
-from transforms.stages import RunContext
+from transforms import pipeline, registry
+from transforms.stages import commit, snapshot
+from transforms.stages.context import RunContext
 
 log = logging.getLogger(__name__)
 
 CLOSED = "closed.json"        # a run with nothing to index
-SNAPSHOT = "snapshot.json"    # the candidate snapshot frozen from a run
 CHANGES = "changes.json"      # how many documents the run changes, counted before its commit
 
 
@@ -60,7 +57,7 @@ def pending_index_run(paths: LakePaths) -> str | None:
     if not committed:
         return None
     latest = committed[-1]
-    if (latest / CLOSED).exists() or (latest / SNAPSHOT).exists():
+    if (latest / CLOSED).exists() or (latest / snapshot.MARKER).exists():
         return None
     if (latest / "run.json").exists() and any(latest.name in m.get("source_run_ids", [])
                                               for m in list_snapshots(paths)):
@@ -75,7 +72,8 @@ def begin_ingest(settings: Settings, run_id: str | None = None) -> dict:
     if (pending := pending_index_run(paths)) and pending != run_id:
         raise RunPending(f"run {pending} is committed but not indexed yet (lakerag_index); retry after it")
     ctx = pipeline.start_run(settings, run_id)
-    batches = stages.discover(ctx)
+    registry.stage("discover").run(ctx, None)
+    batches = ctx.batches()
     changes = _count_changes(ctx)
     write_json({"changes": changes}, paths.run_dir(ctx.run_id) / CHANGES)
     return {"run_id": ctx.run_id, "batches": batches, "changes": changes}
@@ -94,7 +92,10 @@ def _count_changes(ctx: RunContext) -> int:
 
 
 def run_batch_stage(settings: Settings, run_id: str, stage: str, batch: int) -> int:
-    return pipeline.BATCH_STAGES[stage](pipeline.start_run(settings, run_id), batch).processed
+    chosen = registry.stage(stage)
+    if not chosen.batched:
+        raise ValueError(f"stage {stage!r} is not mapped over batches")
+    return chosen.run(pipeline.start_run(settings, run_id), batch).processed
 
 
 def has_changes(ctx: RunContext) -> bool:
@@ -105,7 +106,8 @@ def finish_ingest(settings: Settings, run_id: str, force: bool = False) -> dict:
     """Commit the run; with nothing changed (and no ``force``, as a rebuild has), record and close it: there
     is nothing to index. Idempotent."""
     ctx = pipeline.start_run(settings, run_id)
-    counts = pipeline.commit_run(ctx)
+    registry.stage("commit").run(ctx, None)
+    counts = commit.counts(ctx)
     changed = force or has_changes(ctx)
     if not changed and not _closed(ctx):
         pipeline.record_run(ctx)
@@ -118,12 +120,15 @@ def _closed(ctx: RunContext) -> bool:
 
 
 def run_index_stage(settings: Settings, run_id: str, stage: str) -> int:
-    return pipeline.INDEX_STAGES[stage](pipeline.start_run(settings, run_id)).processed
+    chosen = registry.stage(stage)
+    if chosen.phase != "index":
+        raise ValueError(f"stage {stage!r} is not an index stage")
+    return chosen.run(pipeline.start_run(settings, run_id), None).processed
 
 
 def record(settings: Settings, run_id: str) -> dict:
     """The run record (idempotent: rewriting it replaces the same row of the runs table)."""
-    rec = pipeline.record_run(pipeline.start_run(settings, run_id))
+    rec = pipeline.record_run(pipeline.start_run(settings, run_id)).as_dict()
     return {k: rec[k] for k in ("run_id", "new", "changed", "moved", "deleted", "documents_active", "chunks")}
 
 
@@ -131,41 +136,8 @@ def freeze(settings: Settings, run_id: str) -> str:
     """Freeze the tables into an unpublished candidate snapshot with model ids and counts; returns its id.
     A retry after success returns the same snapshot."""
     ctx = pipeline.start_run(settings, run_id)
-    marker = ctx.paths.run_dir(run_id) / SNAPSHOT
-    if marker.exists():
-        return read_json(marker)["snapshot_id"]
-    snapshot_id = create_snapshot(ctx.paths, run_id, {"counts": _counts(ctx), "models": _models(ctx)})
-    write_json({"snapshot_id": snapshot_id}, marker)
-    log.info("run %s frozen into candidate snapshot %s", run_id, snapshot_id)
-    return snapshot_id
-
-
-def _counts(ctx: RunContext) -> dict[str, int]:
-    run = read_json(ctx.paths.run_record(ctx.run_id))
-    counts = {k: run[k] for k in ("documents_active", "chunks", "quarantined")}
-    for name in ("contexts", "vectors"):
-        if ctx.paths.table(name).exists():
-            counts[name] = pq.read_metadata(ctx.paths.table(name)).num_rows
-    pointer = ctx.paths.tables / "graph.json"
-    if pointer.exists():
-        graph = ctx.paths.tables / read_json(pointer)["dir"]
-        for part in sorted(graph.glob("*.parquet")):
-            counts[f"graph_{part.stem}"] = pq.read_metadata(part).num_rows
-    counts.update({f"stage_{r.stage}": r.processed for r in load_stage_records(ctx.paths, ctx.run_id)
-                   if r.stage in pipeline.INDEX_STAGES})
-    return counts
-
-
-def _models(ctx: RunContext) -> dict:
-    st = ctx.settings
-    models = {"embedding": st.embedding_model, "llm": st.llm_model, "reranker": st.reranker_model}
-    if ctx.paths.table("vectors").exists():
-        meta = pq.read_schema(ctx.paths.table("vectors")).metadata or {}
-        models["embedding_id"] = meta.get(b"model_id", b"").decode()
-        models["embedding_dim"] = int(meta.get(b"dim", b"0"))
-    if ctx.paths.table("contexts").exists():
-        contexts = pq.read_table(ctx.paths.table("contexts"), columns=["model", "prompt_version"])
-        models["enrichment"] = sorted({f"{m}/{p}" for m, p in zip(contexts["model"].to_pylist(),
-                                                                    contexts["prompt_version"].to_pylist(),
-                                                                    strict=True)})
-    return models
+    registry.stage("snapshot").run(ctx, None)
+    frozen = snapshot.snapshot_id(ctx)
+    if frozen is None:  # the stage has just written it; a missing marker means the disk lost it
+        raise RuntimeError(f"run {run_id}: the snapshot stage left no marker")
+    return frozen

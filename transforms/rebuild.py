@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 
+from lakehouse import paths as lp
 from lakehouse import schemas as s
 from lakehouse.errors import ConfigError
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from lakehouse.storage import read_table
-from transforms import lifecycle, pipeline
+from transforms import lifecycle, registry
 
 log = logging.getLogger(__name__)
 
@@ -40,20 +41,9 @@ class RebuildScope:
 
 
 def stage_order() -> list[str]:
-    """Stages a rebuild can start from, in pipeline order (landing is content-addressed: never redone)."""
-    return [name for name in pipeline.BATCH_STAGES if name != "land"] + list(pipeline.INDEX_STAGES)
-
-
-def stage_caches(paths: LakePaths, stage: str) -> list[Path]:
-    """What a stage reuses from earlier runs; removing it makes the stage recompute everything."""
-    known = {
-        "extract": [paths.cache / "extracted", paths.cache / "failures"],
-        "chunk": [paths.cache / "chunks"],
-        "enrich": [paths.table("contexts")],
-        "embed": [paths.cache / "vectors"],
-        "sparse": [paths.cache / "tokens"],
-    }
-    return known.get(stage, [paths.cache / stage])
+    """Stages a rebuild can start from, in run order: those that own caches (landing is content-addressed and
+    its blobs are inputs, never dropped)."""
+    return [stage.name for stage in registry.rebuildable()]
 
 
 def _remove(path: Path) -> bool:
@@ -77,14 +67,14 @@ def invalidate(settings: Settings, scope: RebuildScope) -> dict:
         removed = 0
         for digest in hashes:
             parts = [paths.extracted_part(digest), paths.failure(digest),
-                     *paths.cache.glob(f"chunks/*/{digest[:2]}/{digest}.parquet")]
+                     *paths.cache_dir(lp.CHUNKS).glob(f"*/{digest[:2]}/{digest}.parquet")]
             removed += sum(_remove(p) for p in parts)
         log.info("rebuild: %d documents under %r, %d cached parts removed", len(hashes), scope.path_prefix,
                  removed)
         return {"documents": len(hashes), "removed": removed}
     order = stage_order()
     stages = order if scope.full else order[order.index(scope.from_stage or ""):]
-    removed_paths = [str(p) for stage in stages for p in stage_caches(paths, stage) if _remove(p)]
+    removed_paths = [str(p) for name in stages for p in registry.stage(name).caches(paths) if _remove(p)]
     log.info("rebuild from %s: removed %s", stages[0], removed_paths)
     return {"stages": stages, "removed": removed_paths}
 

@@ -119,7 +119,8 @@ class Catalog:
             where.append("next_review_date between ? and ?")
             params += [as_of, as_of + timedelta(days=q.due_within_days)]
         if q.outdated is not None:
-            where.append("next_review_date < ?" if q.outdated else "(next_review_date >= ? or next_review_date is null)")
+            where.append("next_review_date < ?" if q.outdated
+                         else "(next_review_date >= ? or next_review_date is null)")
             params.append(as_of)
         sql = f"from catalog where {' and '.join(where)}"
         with self._lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from models.llm import LLMError
 from serving.answers import citations, prompt
 from serving.answers.catalog import CatalogQuery
 from serving.answers.engine import Engine
@@ -14,7 +15,6 @@ from serving.answers.relevance import terms
 from serving.answers.sentences import Unit, best_units, split_units
 from serving.answers.types import CatalogItem, EvidenceItem, Filters, Suggestion
 from serving.answers.wording import META, describe_review, fmt_date, is_refusal, not_found
-from transforms.llm import LLMError
 
 log = logging.getLogger(__name__)
 

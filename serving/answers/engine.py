@@ -7,32 +7,31 @@ An engine is immutable once built, so requests that started on it finish on it a
 
 from __future__ import annotations
 
-import copy
 import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
 
-from lakehouse.errors import LakeragError
+from lakehouse import paths as lp
+from lakehouse.graph_schemas import graph_dir
 from lakehouse.paths import LakePaths
+from lakehouse.settings import Settings
 from lakehouse.snapshots import snapshot_tables
 from lakehouse.storage import read_json
+from models.embedding import Embedder
+from models.rerank import Reranker, load_reranker
 from serving.answers.catalog import Catalog
 from serving.answers.generation import Generator
 from serving.answers.relevance import Relevance
+from serving.graph import GraphSearcher, GraphStore
 from serving.search.index import PUBLIC, SearchIndex
 from serving.search.retriever import RetrievalConfig, Retriever
-from serving.search.service import config_from
+from serving.search.service import SnapshotRefused, checked_embedder, config_from
 
 log = logging.getLogger(__name__)
-
-
-class SnapshotRefused(LakeragError):
-    """A published snapshot cannot be served; the message says why."""
 
 
 @dataclass
@@ -40,14 +39,14 @@ class Engine:
     snapshot_id: str
     tables: Path
     index: SearchIndex
-    embedder: Any
-    reranker: Any
+    embedder: Embedder
+    reranker: Reranker | None
     config: RetrievalConfig
     catalog: Catalog
     relevance: Relevance
     documents: dict[str, list[int]]  # document id -> chunk rows in reading order
     ordinals: list[int]
-    graph: Any = None  # a GraphSearcher, or None with ``graph_reason`` saying why
+    graph: GraphSearcher | None = None  # None with ``graph_reason`` saying why
     graph_reason: str | None = None
     generator: Generator | None = None
     loaded_at: float = field(default_factory=time.time)
@@ -56,11 +55,11 @@ class Engine:
         """A retriever for one request (its timings are per request); the index is shared."""
         return Retriever(self.index, self.embedder, self.reranker)
 
-    def graph_searcher(self, retriever: Retriever) -> Any:
-        """The snapshot's graph searcher bound to this request's retriever (the map cache stays shared)."""
-        searcher = copy.copy(self.graph)
-        searcher.retriever = retriever
-        return searcher
+    def graph_searcher(self, retriever: Retriever) -> GraphSearcher:
+        """The snapshot's graph searcher bound to this request's retriever (store and map cache shared)."""
+        if self.graph is None:
+            raise SnapshotRefused(self.graph_reason or "this snapshot has no graph index")
+        return self.graph.with_retriever(retriever)
 
     def readable(self, groups: frozenset[str]) -> np.ndarray:
         return self.index.readable_by(groups)
@@ -74,33 +73,16 @@ class Engine:
         return self.embedder.embed_queries([question])[0]
 
 
-def _embedder(settings: Any, manifest: dict, index: SearchIndex):
-    from transforms.embedding import load_embedder
-
-    name = (manifest.get("models") or {}).get("embedding") or settings.embedding_model
-    embedder = load_embedder(name, settings.embedding_device, settings.embedding_batch_size)
-    if index.model_id and embedder.model_id != index.model_id:
-        raise SnapshotRefused(f"vectors were made with {index.model_id!r} but the embedder is {embedder.model_id!r}")
-    probe = embedder.embed_queries(["probe"])
-    if index.vectors.size and probe.shape[1] != index.vectors.shape[1]:
-        raise SnapshotRefused(f"query vectors have {probe.shape[1]} dims, the index {index.vectors.shape[1]}")
-    return embedder
-
-
 def _graph(tables: Path, index: SearchIndex, retriever: Retriever, generator: Generator | None,
-           cache_dir: Path, config: RetrievalConfig) -> tuple[Any, str | None]:
-    if not (tables / "graph.json").exists():
+           cache_dir: Path, config: RetrievalConfig) -> tuple[GraphSearcher | None, str | None]:
+    if graph_dir(tables) is None:
         return None, "this snapshot has no graph index (run the graph index stage and publish)"
-    try:
-        from graph_index.search import GraphSearcher, GraphStore
-    except ImportError as exc:  # the graph search package is optional
-        return None, f"graph search is not available: {exc}"
     store = GraphStore.load(tables, index)
     llm = generator.client if generator is not None else None
     return GraphSearcher(store, retriever, llm, cache_dir=cache_dir, config=config), None
 
 
-def load_engine(settings: Any, snapshot_id: str, generator: Generator | None = None,
+def load_engine(settings: Settings, snapshot_id: str, generator: Generator | None = None,
                 catalog_table: str = "catalog") -> Engine:
     """Load and check one published snapshot; raises ``SnapshotRefused`` (or the loader's error) if broken."""
     paths = LakePaths(settings.home)
@@ -110,12 +92,8 @@ def load_engine(settings: Any, snapshot_id: str, generator: Generator | None = N
     index = SearchIndex.load(tables)
     if not len(index):
         raise SnapshotRefused(f"snapshot {snapshot_id} has no chunks")
-    embedder = _embedder(settings, manifest, index)
-    reranker = None
-    if settings.reranker_model:
-        from serving.search.rerank import load_reranker
-
-        reranker = load_reranker(settings.reranker_model)
+    embedder = checked_embedder(settings, index, (manifest.get("models") or {}).get("embedding"))
+    reranker = load_reranker(settings.reranker_model) if settings.reranker_model else None
     config = config_from(settings)
     chunks = pq.read_table(tables / "chunks.parquet", columns=["chunk_id", "ordinal"])
     if chunks["chunk_id"].to_pylist() != index.chunk_ids:
@@ -128,7 +106,7 @@ def load_engine(settings: Any, snapshot_id: str, generator: Generator | None = N
         rows.sort(key=lambda r: ordinals[r])
     catalog = Catalog.open(tables, catalog_table)
     retriever = Retriever(index, embedder, reranker)
-    graph, reason = _graph(tables, index, retriever, generator, paths.cache / "graph-search", config)
+    graph, reason = _graph(tables, index, retriever, generator, paths.cache_dir(lp.GRAPH_SEARCH), config)
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
                     ordinals, graph, reason, generator)

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from transforms.llm import LLMClient, LLMError, client_from_settings
+from models.llm import LLMClient, LLMError, client_from_settings
 
 log = logging.getLogger(__name__)
 

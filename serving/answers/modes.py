@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
 from serving.answers.engine import Engine
@@ -147,6 +146,3 @@ def _from_result(engine: Engine, out: Retrieved, result: Any, top_k: int) -> Non
             label = item.extra.get("name") or f"{item.extra.get('source')} — {item.extra.get('target')}"
             out.notes.append(f"{label}: {' '.join(item.text.split())[:300]} {refs}".strip())
 
-
-def as_of_or_today(value: date | None) -> date:
-    return value or date.today()

@@ -16,8 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from models.analysis import analyze
 from serving.search.index import SearchIndex
-from transforms.analysis import analyze
 
 _CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -89,9 +88,3 @@ class SnapshotHolder:
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
-
-    def wait_ready(self, timeout: float = 60.0) -> Engine:
-        deadline = time.monotonic() + timeout
-        while self._engine is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return self.require()

@@ -36,7 +36,7 @@ DEFAULT_MIN_RELEVANCE = 0.40
 
 def _graph_errors() -> tuple[type[Exception], ...]:
     try:
-        from graph_index.search.errors import GraphSearchError
+        from serving.graph.errors import GraphSearchError
     except ImportError:
         return ()
     return (GraphSearchError,)

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from models.llm import LLMError
 from serving.answers import compose, prompt
 from serving.answers.citations import StreamChecker
 from serving.answers.types import Citation
-from transforms.llm import LLMError
 
 if TYPE_CHECKING:
     from serving.answers.service import AnswerService

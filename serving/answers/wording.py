@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from transforms.analysis import detect_language
+from models.analysis import detect_language
 
 NOT_FOUND = {
     "pt": "Não encontrei essa informação nos documentos disponíveis.",

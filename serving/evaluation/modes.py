@@ -13,12 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from graph_index.search import GraphSearcher, GraphStore
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from serving.evaluation.beir import load_beir, write_beir_tables
+from serving.evaluation.indexer import Indexer
 from serving.evaluation.metrics import ndcg_at, recall_at
-from serving.evaluation.runner import _index_stages, _ranked_documents, _variant_of
+from serving.evaluation.runner import _ranked_documents, _variant_of
+from serving.graph import GraphSearcher, GraphStore
 from serving.search.service import build_retriever, config_from, serving_tables
 
 log = logging.getLogger(__name__)
@@ -32,8 +33,8 @@ def all_evidence_at(ranked: list[str], relevant: dict[str, int], k: int = 10) ->
     return float(bool(wanted) and wanted <= set(ranked[:k]))
 
 
-def evaluate_modes(folder: Path, settings: Settings, work: Path, modes: tuple[str, ...] = MODES,
-                   limit: int | None = None) -> dict:
+def evaluate_modes(folder: Path, settings: Settings, work: Path, indexer: Indexer,
+                   modes: tuple[str, ...] = MODES, limit: int | None = None) -> dict:
     data = load_beir(folder)
     queries = sorted(data.queries.items())[:limit] if limit else sorted(data.queries.items())
     variant = _variant_of(settings)
@@ -42,7 +43,7 @@ def evaluate_modes(folder: Path, settings: Settings, work: Path, modes: tuple[st
     paths = LakePaths(home)
     if not paths.table("chunks").exists():
         write_beir_tables(data, paths)
-    seconds = _index_stages(vsettings)  # includes the graph stage
+    seconds = indexer.index_chunks(vsettings)  # includes the graph stage
     retriever = build_retriever(vsettings)
     store = GraphStore.load(serving_tables(vsettings), retriever.index)
     searcher = GraphSearcher(store, retriever, config=config_from(vsettings))

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
-import platform
 import os
+import platform
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
 from lakehouse.errors import ConfigError
+from lakehouse.paths import LakePaths
 from lakehouse.settings import REPO_ROOT, Settings
+from serving.evaluation.indexer import Indexer
+from serving.evaluation.modes import evaluate_modes
 from serving.evaluation.runner import evaluate_beir, evaluate_questions
 
 
@@ -22,17 +25,17 @@ def _commit() -> str:
         return "unknown"
 
 
-def run_eval(settings: Settings, dataset: Path, work: Path | None, enrichment: str = "both",
+def run_eval(settings: Settings, dataset: Path, work: Path | None, indexer: Indexer, enrichment: str = "both",
              limit: int | None = None, json_path: Path | None = None, modes: list[str] | None = None) -> dict:
-    work = work or settings.home / "eval"
+    """Score ``dataset`` (a BEIR folder, or a corpus with questions.jsonl) and save the result with its context;
+    ``indexer`` builds the indexes it needs (the query side never runs index stages itself)."""
+    work = work or LakePaths(settings.home).eval_work
     if (dataset / "corpus.jsonl").exists():
-        result = evaluate_beir(dataset, settings, work, enrichment, limit)
+        result = evaluate_beir(dataset, settings, work, indexer, enrichment, limit)
         if modes:
-            from serving.evaluation.modes import evaluate_modes
-
-            result["modes"] = evaluate_modes(dataset, settings, work, tuple(modes), limit)
+            result["modes"] = evaluate_modes(dataset, settings, work, indexer, tuple(modes), limit)
     elif (dataset / "questions.jsonl").exists() and (dataset / "documents").is_dir():
-        result = evaluate_questions(dataset / "questions.jsonl", dataset / "documents", settings, work)
+        result = evaluate_questions(dataset / "questions.jsonl", dataset / "documents", settings, work, indexer)
     else:
         raise ConfigError(f"--dataset {dataset}: neither a BEIR folder (corpus.jsonl) nor a corpus with "
                           "questions.jsonl and documents/")

@@ -13,6 +13,7 @@ import numpy as np
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from serving.evaluation.beir import load_beir, write_beir_tables
+from serving.evaluation.indexer import Indexer
 from serving.evaluation.metrics import summarise
 from serving.search import RetrievalConfig, Retriever
 from serving.search.service import build_retriever
@@ -47,19 +48,6 @@ def _variants(settings: Settings, enrichment: str) -> list[tuple[str, Settings]]
     return [(name, settings.model_copy(update={"enrich": on if name == "enriched" else "off"})) for name in wanted]
 
 
-def _index_stages(settings: Settings) -> dict[str, float]:
-    from transforms.pipeline import INDEX_STAGES
-    from transforms.stages import RunContext
-
-    ctx = RunContext(settings=settings, run_id="eval")
-    seconds = {}
-    for name, stage in INDEX_STAGES.items():
-        started = time.perf_counter()
-        stage(ctx)
-        seconds[name] = round(time.perf_counter() - started, 2)
-    return seconds
-
-
 def _retriever(settings: Settings) -> Retriever:
     return build_retriever(settings)
 
@@ -85,7 +73,7 @@ def _ranked_documents(hits) -> list[str]:
     return list(seen)
 
 
-def evaluate_beir(folder: Path, settings: Settings, work: Path, enrichment: str = "both",
+def evaluate_beir(folder: Path, settings: Settings, work: Path, indexer: Indexer, enrichment: str = "both",
                   limit: int | None = None) -> dict:
     data = load_beir(folder)
     queries = sorted(data.queries.items())[:limit] if limit else sorted(data.queries.items())
@@ -97,7 +85,7 @@ def evaluate_beir(folder: Path, settings: Settings, work: Path, enrichment: str 
         paths = LakePaths(home)
         if not paths.table("chunks").exists():
             write_beir_tables(data, paths)
-        timings[variant] = _index_stages(vsettings)
+        timings[variant] = indexer.index_chunks(vsettings)
         retriever = _retriever(vsettings)
         started = time.perf_counter()
         vectors = retriever.embedder.embed_queries([q for _, q in queries])
@@ -119,13 +107,11 @@ def evaluate_beir(folder: Path, settings: Settings, work: Path, enrichment: str 
             "index_seconds": timings}
 
 
-def evaluate_questions(questions: Path, source: Path, settings: Settings, work: Path) -> dict:
+def evaluate_questions(questions: Path, source: Path, settings: Settings, work: Path, indexer: Indexer) -> dict:
     """The sample corpus's labelled set: relevant document in the top 5, per configuration and by kind;
     the top BM25 score of answerable and unanswerable questions (what a refusal threshold can use)."""
-    from transforms.pipeline import run_index
-
     vsettings = settings.model_copy(update={"home": work / "sample", "source": source})
-    run_index(vsettings)
+    indexer.index_source(vsettings)
     retriever = _retriever(vsettings)
     rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
     vectors = retriever.embedder.embed_queries([row["question"] for row in rows])

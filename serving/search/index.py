@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from lakehouse.errors import LakeragError
 from lakehouse.storage import read_json
-from transforms.sparse import SparseIndex, load_sparse_index
+from models.sparse import SparseIndex, load_sparse_index
 
 log = logging.getLogger(__name__)
 

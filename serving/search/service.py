@@ -1,32 +1,48 @@
-"""Search over a home's current tables, with the embedder and reranker the settings name."""
+"""The composition root of retrieval: a SearchIndex with the embedder (checked against the index's model and
+dimension) and the reranker the settings name. The API's engine, ``lakerag search``, evaluation and the publish
+gate all build their retrievers here, so they all refuse the same mismatches."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
+from lakehouse.snapshots import current_id, snapshot_tables
+from models.embedding import Embedder, load_embedder
+from models.rerank import load_reranker
 from serving.search.index import SearchIndex
 from serving.search.retriever import Hit, RetrievalConfig, Retriever
 
 
-def serving_tables(settings: Settings):
-    """The published snapshot's tables, or the working tables when nothing is published (eval homes)."""
-    from lakehouse.snapshots import current_id, snapshot_tables
+class SnapshotRefused(LakeragError):
+    """An index cannot be served with these models; the message says why."""
 
+
+def serving_tables(settings: Settings) -> Path:
+    """The published snapshot's tables, or the working tables when nothing is published (eval homes)."""
     paths = LakePaths(settings.home)
     return snapshot_tables(paths) if current_id(paths) else paths.tables
 
 
+def checked_embedder(settings: Settings, index: SearchIndex, model: str | None = None) -> Embedder:
+    """The query embedder for ``index`` (``model``: the one its manifest names, else the settings'), refused
+    when its model id or its dimension differs from the index's vectors."""
+    embedder = load_embedder(model or settings.embedding_model, settings.embedding_device,
+                             settings.embedding_batch_size)
+    if index.model_id and embedder.model_id != index.model_id:
+        raise SnapshotRefused(f"vectors were made with {index.model_id!r} but the embedder is {embedder.model_id!r}")
+    probe = embedder.embed_queries(["probe"])
+    if index.vectors.size and probe.shape[1] != index.vectors.shape[1]:
+        raise SnapshotRefused(f"query vectors have {probe.shape[1]} dims, the index {index.vectors.shape[1]}")
+    return embedder
+
+
 def build_retriever(settings: Settings, index: SearchIndex | None = None) -> Retriever:
-    from transforms.embedding import load_embedder
-
     index = index or SearchIndex.load(serving_tables(settings))
-    reranker = None
-    if settings.reranker_model:
-        from serving.search.rerank import load_reranker
-
-        reranker = load_reranker(settings.reranker_model)
-    embedder = load_embedder(settings.embedding_model, settings.embedding_device, settings.embedding_batch_size)
-    return Retriever(index, embedder, reranker)
+    reranker = load_reranker(settings.reranker_model) if settings.reranker_model else None
+    return Retriever(index, checked_embedder(settings, index), reranker)
 
 
 def config_from(settings: Settings, method: str = "hybrid") -> RetrievalConfig:

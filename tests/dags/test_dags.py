@@ -57,13 +57,15 @@ def test_assets_chain_ingest_index_transform_publish(dagbag):
 
 
 def test_index_runs_every_registered_stage_in_order_with_gpu_stages_in_their_pool(dagbag):
-    from transforms.pipeline import GPU_STAGES, INDEX_STAGES
+    from transforms.registry import index_stages
 
+    stages = index_stages()
     index = dagbag.dags["lakerag_index"]
-    chain = [t.task_id for t in index.topological_sort() if t.task_id in INDEX_STAGES]
-    assert chain == list(INDEX_STAGES)
-    for stage in INDEX_STAGES:
-        assert (index.get_task(stage).pool == "lakerag_gpu") == (stage in GPU_STAGES)
+    chain = [t.task_id for t in index.topological_sort() if t.task_id in {s.name for s in stages}]
+    assert chain == [s.name for s in stages] == ["enrich", "embed", "sparse", "graph"]
+    for stage in stages:
+        assert (index.get_task(stage.name).pool == "lakerag_gpu") == stage.gpu
+    assert [s.name for s in stages if s.gpu] == ["embed"]
 
 
 def test_transform_renders_every_dbt_model_from_the_committed_manifest_one_task_at_a_time(dagbag):

@@ -145,7 +145,7 @@ def test_nothing_changed_closes_the_run_and_index_has_nothing_to_do(lake):
 
 
 def test_rollback_publishes_an_older_snapshot(lake):
-    from lakehouse.cli import main
+    from lakerag.cli import main
 
     paths = lake["paths"]
     assert main(["snapshots", "rollback", lake["first"], "--home", str(paths.home)]) == 0

@@ -14,7 +14,7 @@ import pytest
 from lakehouse.paths import LakePaths
 from lakehouse.snapshots import create_snapshot, read_manifest, snapshot_dir
 from lakehouse.storage import write_json, write_table
-from tests.serving.conftest import write_corpus
+from tests.fixtures.corpora import write_corpus
 
 pytestmark = pytest.mark.integration
 
@@ -47,8 +47,8 @@ def test_dbt_build_passes_every_test_and_writes_marts_into_the_snapshot(indexed)
     from transforms.dbt_build import build_marts
 
     settings, paths, record = indexed
-    result = build_marts(settings, record["snapshot_id"], as_of="2026-12-01")
-    serving = snapshot_dir(paths, record["snapshot_id"]) / "serving.duckdb"
+    result = build_marts(settings, record.snapshot_id, as_of="2026-12-01")
+    serving = snapshot_dir(paths, record.snapshot_id) / "serving.duckdb"
     assert result["built"] and serving.exists()
     assert not (paths.home / "dbt" / "serving.building.duckdb").exists()
     with duckdb.connect(str(serving), read_only=True) as con:
@@ -56,13 +56,13 @@ def test_dbt_build_passes_every_test_and_writes_marts_into_the_snapshot(indexed)
         expiring = dict(con.execute("select path, days_until_review from expiring_documents").fetchall())
         quality = dict(zip([d[0] for d in con.execute("select * from quality_summary").description],
                            con.execute("select * from quality_summary").fetchone(), strict=True))
-        assert con.execute("select count(*) from chunks").fetchone()[0] == record["chunks"]
-    assert len(catalog) == record["documents_active"] and min(catalog.values()) >= 1
+        assert con.execute("select count(*) from chunks").fetchone()[0] == record.chunks
+    assert len(catalog) == record.documents_active and min(catalog.values()) >= 1
     # Due within 30 days of 2026-12-01: 15/12/2026 (in 14 days), 05/03/2026 (overdue); not 02/01/2027.
     assert expiring == {"Políticas/Política de Segurança.md": 14, "Contratos/CT-2024-0178.md": -271}
     assert quality["active_documents_without_chunks"] == 0 and quality["vector_dimension"] > 0
-    assert read_manifest(paths, record["snapshot_id"])["marts"]["counts"]["catalog"] == len(catalog)
-    assert build_marts(settings, record["snapshot_id"])["built"] is False  # built once, never rewritten
+    assert read_manifest(paths, record.snapshot_id)["marts"]["counts"]["catalog"] == len(catalog)
+    assert build_marts(settings, record.snapshot_id)["built"] is False  # built once, never rewritten
 
 
 def _vectors_with_a_short_row(paths: LakePaths) -> pa.Table:
@@ -89,14 +89,14 @@ def test_data_that_would_break_serving_fails_a_named_test_and_leaves_no_serving_
     from transforms.dbt_build import DbtTestFailure, build_marts
 
     settings, paths, record = indexed
-    snapshot_id = _snapshot_with(paths, record["run_id"], **corrupt(paths))
+    snapshot_id = _snapshot_with(paths, record.run_id, **corrupt(paths))
     with pytest.raises(DbtTestFailure, match=failing_test):
         build_marts(settings, snapshot_id)
     assert not (snapshot_dir(paths, snapshot_id) / "serving.duckdb").exists()
 
 
 def test_graph_tables_are_served_and_relations_must_point_at_entities(indexed, tmp_path):
-    from graph_index import schemas as g
+    from lakehouse import graph_schemas as g
     from transforms.dbt_build import DbtTestFailure, build_marts
 
     settings, paths, record = indexed
@@ -118,9 +118,9 @@ def test_graph_tables_are_served_and_relations_must_point_at_entities(indexed, t
         for name, data in rows.items():
             write_table(pa.Table.from_pylist(data, schema=getattr(g, name.upper())),
                         paths.tables / folder / f"{name}.parquet")
-        write_json({"dir": folder, "run_id": record["run_id"]}, paths.tables / "graph.json")
+        write_json({"dir": folder, "run_id": record.run_id}, paths.tables / "graph.json")
         try:
-            return create_snapshot(paths, record["run_id"])
+            return create_snapshot(paths, record.run_id)
         finally:
             (paths.tables / "graph.json").unlink()
 
@@ -151,7 +151,7 @@ def test_the_in_process_path_builds_the_marts_before_publishing(indexed):
     settings, paths, _ = indexed
     (settings.source / "Novo.md").write_text("# Aviso\n\nO refeitório abre às 7h.\n", encoding="utf-8")
     record = run_index(settings.model_copy(update={"dbt_on_index": True}))
-    assert current_id(paths) == record["snapshot_id"]
-    serving = snapshot_dir(paths, record["snapshot_id"]) / "serving.duckdb"
+    assert current_id(paths) == record.snapshot_id
+    serving = snapshot_dir(paths, record.snapshot_id) / "serving.duckdb"
     with duckdb.connect(str(serving), read_only=True) as con:
         assert con.execute("select count(*) from catalog where path = 'Novo.md'").fetchone()[0] == 1

@@ -12,8 +12,8 @@ import pytest
 
 from graph_index.extraction import extract_rules
 from lakehouse.settings import Settings
-from tests.fakes.openai_server import FakeOpenAI
-from tests.graph_index.graph_corpus import index_and_graph, tables, write_corpus
+from tests.fixtures.graph_corpus import index_and_graph, tables, write_corpus
+from tests.fixtures.openai_server import FakeOpenAI
 
 _CHUNK = re.compile(r"<chunk[^>]*>\n(.*)\n</chunk>", re.S)
 _EVIDENCE = re.compile(r"^\[([^\]]+)\] ", re.M)

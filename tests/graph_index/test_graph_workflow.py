@@ -8,10 +8,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from graph_index import schemas
-from graph_index.workflow import TABLES
+from lakehouse import graph_schemas as schemas
+from lakehouse.graph_schemas import TABLES
 from lakehouse.settings import Settings
-from tests.graph_index.graph_corpus import index_and_graph, tables, write_corpus
+from tests.fixtures.graph_corpus import index_and_graph, tables, write_corpus
 
 
 @pytest.fixture
@@ -115,7 +115,7 @@ def test_an_edited_document_is_reextracted_and_rewrites_only_its_reports(lake):
         "em até 15 dias.", "em até 15 dias, com apoio do Núcleo de Segurança do Paciente."), encoding="utf-8")
     _, stage = index_and_graph(lake)
     after = tables(lake)
-    assert 1 <= stage.processed < record["chunks"]  # only the edited chunk is extracted again
+    assert 1 <= stage.processed < record.chunks  # only the edited chunk is extracted again
     old_hashes = {c["content_hash"] for c in before["communities"]}
     changed = [c for c in after["communities"] if c["content_hash"] not in old_hashes]
     assert stage.usage["reports_regenerated"] == len(changed) < len(after["communities"])

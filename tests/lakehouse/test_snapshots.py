@@ -6,11 +6,11 @@ import json
 
 import pyarrow.parquet as pq
 
-from lakehouse.cli import main
 from lakehouse.paths import LakePaths
 from lakehouse.snapshots import current_id, list_snapshots, snapshot_tables
+from lakerag.cli import main
 from serving.search import SearchIndex
-from tests.serving.conftest import write_corpus
+from tests.fixtures.corpora import write_corpus
 from transforms.pipeline import run_index
 
 
@@ -20,16 +20,16 @@ def test_each_index_run_publishes_an_immutable_snapshot_and_rollback_switches_ba
     settings = Settings(home=tmp_path / "home", source=write_corpus(tmp_path / "src"), snapshot_keep=2)
     paths = LakePaths(settings.home)
     first = run_index(settings)
-    assert current_id(paths) == first["snapshot_id"]
+    assert current_id(paths) == first.snapshot_id
     old_chunks = pq.read_table(snapshot_tables(paths) / "chunks.parquet").num_rows
     (settings.source / "Manual.md").unlink()
     second = run_index(settings)
-    assert current_id(paths) == second["snapshot_id"] != first["snapshot_id"]
+    assert current_id(paths) == second.snapshot_id != first.snapshot_id
     # The old snapshot still has the deleted document's chunks: nothing was modified in place.
-    assert pq.read_table(snapshot_tables(paths, first["snapshot_id"]) / "chunks.parquet").num_rows == old_chunks
-    assert SearchIndex.load(snapshot_tables(paths)).snapshot_id == second["snapshot_id"]
-    assert main(["snapshots", "rollback", first["snapshot_id"], "--home", str(settings.home)]) == 0
-    assert current_id(paths) == first["snapshot_id"]
+    assert pq.read_table(snapshot_tables(paths, first.snapshot_id) / "chunks.parquet").num_rows == old_chunks
+    assert SearchIndex.load(snapshot_tables(paths)).snapshot_id == second.snapshot_id
+    assert main(["snapshots", "rollback", first.snapshot_id, "--home", str(settings.home)]) == 0
+    assert current_id(paths) == first.snapshot_id
     assert "Manual.md" in SearchIndex.load(snapshot_tables(paths)).paths
     run_index(settings)
     assert len(list_snapshots(paths)) == 2  # pruned to snapshot_keep

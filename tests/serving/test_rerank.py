@@ -29,7 +29,7 @@ def tiny_cross_encoder(tmp_path_factory) -> Path:
 
 
 def test_reranker_rescores_the_top_candidates(indexed, tiny_cross_encoder):
-    from serving.search.rerank import load_reranker
+    from models.rerank import load_reranker
 
     _, retriever = indexed
     query = "prazo de notificação de incidentes de segurança"
@@ -49,7 +49,7 @@ def test_reranker_rescores_the_top_candidates(indexed, tiny_cross_encoder):
 
 
 def test_missing_reranker_names_the_setting(tmp_path):
-    from serving.search.rerank import load_reranker
+    from models.rerank import load_reranker
 
     with pytest.raises(ConfigError, match="LAKERAG_RERANKER_MODEL"):
         load_reranker(str(tmp_path / "nope"))

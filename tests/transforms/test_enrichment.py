@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakes.openai_server import FakeOpenAI
+from models.llm import LLMClient
+from tests.fixtures.openai_server import FakeOpenAI
 from transforms.enrichment import PROMPT_VERSION, enrich, llm_context, rules_context
-from transforms.llm import LLMClient
 
 PT_TITLE = "POP-TI-003 - Backup e Restauração de Dados"
 PT_MARKDOWN = f"""# {PT_TITLE}

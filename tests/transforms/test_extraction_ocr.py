@@ -10,15 +10,16 @@ import pytest
 
 from lakehouse.errors import DocumentError
 from lakehouse.settings import Settings
+from tests.fixtures.paths import DATASETS
 from transforms.extraction import extract_document
 from transforms.extraction.ocr import tesseract_problem
 from transforms.extraction.quality import character_error_rate, levenshtein
 
-DATASETS = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "pdfs"
-LINN = DATASETS / "linn.pdf"
-BOOK_PAGE = DATASETS / "c02-22.pdf"
+PDFS = DATASETS / "pdfs"
+LINN = PDFS / "linn.pdf"
+BOOK_PAGE = PDFS / "c02-22.pdf"
 
-needs_datasets = pytest.mark.skipif(not DATASETS.is_dir(), reason=f"shared datasets not found at {DATASETS}")
+needs_datasets = pytest.mark.skipif(not PDFS.is_dir(), reason=f"shared datasets not found at {PDFS}")
 needs_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None or tesseract_problem("por+eng") is not None,
     reason="tesseract with the por and eng languages is not installed (apt-get install tesseract-ocr-por)",
@@ -35,7 +36,7 @@ def test_two_column_scan_is_read_by_tesseract_with_a_low_error_rate() -> None:
     extracted = extract_document(LINN, "pdf", Settings())
     assert extracted.method == "ocr-tesseract"
     assert extracted.page_count == 1 and extracted.page_spans == [(0, len(extracted.markdown.rstrip("\n")))]
-    reference = (DATASETS / "linn.txt").read_text(encoding="utf-8")
+    reference = (PDFS / "linn.txt").read_text(encoding="utf-8")
     assert character_error_rate(extracted.markdown, reference) < MAX_CER
     assert "- Exclusive real-time ERASE function makes editing FAST." in extracted.markdown  # bullets kept
 

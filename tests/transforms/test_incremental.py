@@ -52,12 +52,12 @@ def _current(settings) -> dict[str, dict]:
 def test_first_run_ingests_everything_and_noop_rerun_does_no_work(mini, settings_for):
     settings = settings_for(mini)
     first = run_index(settings)
-    assert (first["new"], first["extracted"], first["quarantined"]) == (8, 8, 0)
-    assert first["chunks"] == 15  # two sections in each of 7 documents, one note
+    assert (first.new, first.extracted, first.quarantined) == (8, 8, 0)
+    assert first.chunks == 15  # two sections in each of 7 documents, one note
     second = run_index(settings)
-    assert (second["unchanged"], second["new"], second["changed"]) == (8, 0, 0)
-    assert second["extracted"] == 0 and second["chunked"] == 0
-    assert second["stage_seconds"].get("extract", 0.0) == 0.0  # no extract batch ran at all
+    assert (second.unchanged, second.new, second.changed) == (8, 0, 0)
+    assert second.extracted == 0 and second.chunked == 0
+    assert second.stage_seconds.get("extract", 0.0) == 0.0  # no extract batch ran at all
 
 
 def test_changing_one_file_extracts_exactly_one_and_keeps_its_id(mini, settings_for):
@@ -67,7 +67,7 @@ def test_changing_one_file_extracts_exactly_one_and_keeps_its_id(mini, settings_
     chunks_before = pq.read_table(LakePaths(settings.home).table("chunks")).to_pylist()
     _write(mini, "Políticas/politica-3.md", _doc("Política 3", "Texto revisado da política três."))
     record = run_index(settings)
-    assert (record["changed"], record["extracted"], record["unchanged"]) == (1, 1, 7)
+    assert (record.changed, record.extracted, record.unchanged) == (1, 1, 7)
     after = _current(settings)
     assert after["Políticas/politica-3.md"]["document_id"] == before["Políticas/politica-3.md"]["document_id"]
     assert after["Políticas/politica-3.md"]["content_hash"] != before["Políticas/politica-3.md"]["content_hash"]
@@ -88,7 +88,7 @@ def test_moved_file_keeps_its_id_and_is_not_extracted_again(mini, settings_for):
     (mini / "Arquivo").mkdir()
     os.rename(mini / "Políticas/politica-1.md", mini / "Arquivo/politica-1.md")
     record = run_index(settings)
-    assert (record["moved"], record["extracted"], record["deleted"], record["new"]) == (1, 0, 0, 0)
+    assert (record.moved, record.extracted, record.deleted, record.new) == (1, 0, 0, 0)
     now = _current(settings)
     assert "Políticas/politica-1.md" not in now
     moved = now["Arquivo/politica-1.md"]
@@ -104,7 +104,7 @@ def test_deleted_file_is_tombstoned_and_its_chunks_disappear(mini, settings_for)
     doc_id = _current(settings)["Políticas/politica-2.md"]["document_id"]
     (mini / "Políticas/politica-2.md").unlink()
     record = run_index(settings)
-    assert (record["deleted"], record["extracted"]) == (1, 0)
+    assert (record.deleted, record.extracted) == (1, 0)
     tomb = _current(settings)["Políticas/politica-2.md"]
     assert tomb["document_id"] == doc_id and tomb["status"] == "deleted"
     chunks = pq.read_table(LakePaths(settings.home).table("chunks")).to_pylist()
@@ -112,7 +112,7 @@ def test_deleted_file_is_tombstoned_and_its_chunks_disappear(mini, settings_for)
     # Restoring the file brings the same document back without extracting it again.
     _write(mini, "Políticas/politica-2.md", _doc("Política 2", "Texto da política número 2."))
     again = run_index(settings)
-    assert again["extracted"] == 0 and _current(settings)["Políticas/politica-2.md"]["status"] == "active"
+    assert again.extracted == 0 and _current(settings)["Políticas/politica-2.md"]["status"] == "active"
     assert _current(settings)["Políticas/politica-2.md"]["document_id"] == doc_id
 
 
@@ -129,7 +129,7 @@ def test_access_groups_and_doc_type_reach_the_chunks(mini, settings_for):
     # A sidecar overrides the folder's groups without re-extracting the document.
     _write(mini, "RH/salarios.md.meta.yaml", "groups: [diretoria, rh]\n")
     record = run_index(settings)
-    assert record["extracted"] == 0
+    assert record.extracted == 0
     chunks = pq.read_table(LakePaths(settings.home).table("chunks")).to_pylist()
     assert {tuple(c["access_groups"]) for c in chunks if c["path"] == "RH/salarios.md"} == {("diretoria", "rh")}
 

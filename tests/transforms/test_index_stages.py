@@ -10,7 +10,7 @@ import pytest
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from serving.search import SearchIndex
-from tests.serving.conftest import DOCS, write_corpus
+from tests.fixtures.corpora import DOCS, write_corpus
 from transforms.pipeline import run_index
 
 
@@ -25,12 +25,12 @@ def _vectors(settings: Settings):
 
 def test_second_run_embeds_and_analyses_nothing(lake):
     first = run_index(lake)
-    chunks = first["chunks"]
-    assert first["embedded"] == chunks and first["analysed"] == chunks and first["enriched"] == chunks
+    chunks = first.chunks
+    assert first.embedded == chunks and first.analysed == chunks and first.enriched == chunks
     contexts = pq.read_table(LakePaths(lake.home).table("contexts")).to_pylist()
     assert {c["context_source"] for c in contexts} == {"none"}  # default: no LLM, no context
     second = run_index(lake)
-    assert (second["embedded"], second["analysed"], second["enriched"]) == (0, 0, 0)
+    assert (second.embedded, second.analysed, second.enriched) == (0, 0, 0)
     table = _vectors(lake)
     assert table.num_rows == chunks
     assert table.schema.metadata[b"model_id"].startswith(b"wordllama")
@@ -42,10 +42,10 @@ def test_changing_one_document_reembeds_only_its_chunks(lake):
     path = lake.source / "Políticas/Política de Viagens.md"
     path.write_text(path.read_text(encoding="utf-8").replace("10 dias úteis", "15 dias úteis"), encoding="utf-8")
     record = run_index(lake)
-    assert record["changed"] == 1
+    assert record.changed == 1
     changed_doc_chunks = [c for c in pq.read_table(LakePaths(lake.home).table("chunks")).to_pylist()
                           if c["path"] == "Políticas/Política de Viagens.md"]
-    assert record["embedded"] == record["analysed"] == len(changed_doc_chunks) >= 1
+    assert record.embedded == record.analysed == len(changed_doc_chunks) >= 1
     after = {r["chunk_id"]: r["vector"] for r in _vectors(lake).to_pylist()}
     unchanged = [r for r in before if r["chunk_id"] in after]
     assert unchanged and all(after[r["chunk_id"]] == r["vector"] for r in unchanged)
@@ -55,12 +55,12 @@ def test_changing_the_model_reembeds_everything(lake):
     first = run_index(lake)
     switched = lake.model_copy(update={"embedding_model": "use-multilingual"})
     record = run_index(switched)
-    assert record["embedded"] == first["chunks"] and record["analysed"] == 0
+    assert record.embedded == first.chunks and record.analysed == 0
     table = _vectors(switched)
     assert table.schema.metadata[b"model_id"].startswith(b"use-multilingual")
     assert len(table["vector"][0]) == 512
     back = run_index(lake)  # the old model's vectors are still cached
-    assert back["embedded"] == 0 and len(_vectors(lake)["vector"][0]) == 256
+    assert back.embedded == 0 and len(_vectors(lake)["vector"][0]) == 256
 
 
 def test_deleting_a_document_removes_its_vectors_and_postings(lake):
@@ -87,7 +87,7 @@ def test_enrichment_context_is_indexed_but_the_chunk_text_is_what_is_stored(lake
 
 
 def test_enrichment_through_an_openai_compatible_llm(tmp_path):
-    from tests.fakes.openai_server import FakeOpenAI
+    from tests.fixtures.openai_server import FakeOpenAI
 
     with FakeOpenAI() as fake:
         fake.responder = lambda request: "Trecho da política de viagens sobre prazos de prestação de contas."
@@ -96,9 +96,9 @@ def test_enrichment_through_an_openai_compatible_llm(tmp_path):
                             graph_with_llm=False)
         record = run_index(settings)
         calls = len(fake.requests)
-        assert calls == record["chunks"] == record["llm_calls"] and record["llm_prompt_tokens"] > 0
+        assert calls == record.chunks == record.llm_calls and record.llm_prompt_tokens > 0
         contexts = pq.read_table(LakePaths(settings.home).table("contexts")).to_pylist()
         assert {c["context_source"] for c in contexts} == {"llm"}
         (settings.source / "Manual.md").write_text("# Manual\n\n## Novo\n\nTexto novo do manual.\n", encoding="utf-8")
         again = run_index(settings)
-        assert len(fake.requests) - calls == again["llm_calls"] == again["enriched"] >= 1
+        assert len(fake.requests) - calls == again.llm_calls == again.enriched >= 1

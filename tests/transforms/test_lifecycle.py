@@ -8,10 +8,10 @@ import pytest
 from lakehouse.errors import ConfigError
 from lakehouse.paths import LakePaths
 from lakehouse.snapshots import current_id, read_manifest
-from tests.serving.conftest import write_corpus
+from tests.fixtures.corpora import write_corpus
 from transforms import lifecycle
-from transforms.pipeline import INDEX_STAGES
 from transforms.rebuild import RebuildScope, begin_rebuild, invalidate
+from transforms.registry import index_stages
 
 
 def _ingest(settings) -> dict:
@@ -23,8 +23,8 @@ def _ingest(settings) -> dict:
 
 
 def _index(settings, run_id: str) -> str:
-    for stage in INDEX_STAGES:
-        lifecycle.run_index_stage(settings, run_id, stage)
+    for stage in index_stages():
+        lifecycle.run_index_stage(settings, run_id, stage.name)
     lifecycle.record(settings, run_id)
     return lifecycle.freeze(settings, run_id)
 
@@ -49,7 +49,7 @@ def test_a_committed_run_is_pending_until_frozen_and_blocks_the_next_ingest(sett
     manifest = read_manifest(paths, snapshot_id)
     assert manifest["source_run_ids"] == [first["run_id"]] and manifest["models"]["embedding_dim"] > 0
     assert manifest["counts"]["vectors"] == manifest["counts"]["chunks"]
-    if "graph" in INDEX_STAGES:
+    if "graph" in {s.name for s in index_stages()}:
         assert manifest["counts"]["graph_text_units"] == manifest["counts"]["chunks"]
 
     second = _ingest(settings)  # nothing changed: recorded and closed, nothing to index

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from lakehouse.paths import LakePaths
-from tests.conftest import SAMPLE
+from tests.fixtures.paths import SAMPLE
 from transforms.discovery import LEAVES_SOURCE, NOT_FOLLOWED, scan_source
 from transforms.pipeline import run_index
 

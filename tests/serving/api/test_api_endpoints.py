@@ -6,9 +6,7 @@ import logging
 
 import pytest
 
-from tests.serving.api.conftest import AS_OF
-
-TRAVEL = "Qual é o prazo para prestar contas de despesas de viagem após o retorno?"
+from tests.fixtures.api import AS_OF, TRAVEL, sse_events
 
 
 def test_health_ready_and_metrics(api):
@@ -177,7 +175,7 @@ def test_keys_and_gateway_header(api, sample_home):
     # the gateway header is ignored unless the gateway is trusted
     spoofed = api.client.get("/v1/documents/doc_5afb4061de9115b1", headers={"x-lakerag-groups": "rh"})
     assert spoofed.status_code == 404
-    from tests.serving.api.conftest import serve, settings_for
+    from tests.fixtures.api import serve, settings_for
 
     with serve(settings_for(sample_home), trust_gateway=True) as gated:
         assert gated.client.get("/v1/documents/doc_5afb4061de9115b1",
@@ -212,25 +210,13 @@ def test_one_log_line_per_request_without_the_key(api):
 def test_stream_carries_citations(api):
     with api.client.stream("POST", "/v1/query/stream", json={"question": TRAVEL}) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
-        events = _events(response.iter_lines())
+        events = sse_events(response.iter_lines())
     names = [name for name, _ in events]
     assert names[0] == "meta" and names[-1] == "done" and "token" in names and "citation" in names
     done = events[-1][1]
     streamed = "".join(data["text"] for name, data in events if name == "token")
     assert " ".join(streamed.split()) == " ".join(done["answer"].split())
     assert {d["n"] for name, d in events if name == "citation"} == {c["n"] for c in done["citations"]}
-
-
-def _events(lines) -> list[tuple[str, dict]]:
-    import json
-
-    out, name = [], None
-    for line in lines:
-        if line.startswith("event:"):
-            name = line.split(":", 1)[1].strip()
-        elif line.startswith("data:"):
-            out.append((name, json.loads(line.split(":", 1)[1])))
-    return out
 
 
 def test_page_is_served_with_local_assets(api):

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tests.conftest import REPO
-from tests.serving.api.conftest import AS_OF
+from tests.fixtures.api import AS_OF
+from tests.fixtures.paths import REPO
 
 QUESTIONS = [json.loads(line) for line in (REPO / "sample_corpus" / "questions.jsonl").read_text().splitlines()]
 KEY_FOR = {frozenset(): None, frozenset({"juridico"}): "k-juridico", frozenset({"compras"}): "k-compras",

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakes.openai_server import FakeOpenAI
-from tests.serving.api.conftest import serve, settings_for
-from tests.serving.api.test_api_endpoints import TRAVEL, _events
+from tests.fixtures.api import TRAVEL, serve, settings_for, sse_events
+from tests.fixtures.openai_server import FakeOpenAI
 
 
 @pytest.fixture
@@ -73,7 +72,7 @@ def test_stream_checks_citations_on_the_fly(llm):
     fake, server = llm
     fake.responder = lambda body: "O prazo é de 10 dias úteis [1]. Na versão anterior eram 30 dias [2][42]."
     with server.client.stream("POST", "/v1/query/stream", json={"question": TRAVEL}) as response:
-        events = _events(response.iter_lines())
+        events = sse_events(response.iter_lines())
     assert fake.requests[-1]["stream"] is True
     names = [n for n, _ in events]
     assert names[0] == "meta" and names[-1] == "done"

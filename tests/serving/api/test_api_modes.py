@@ -13,9 +13,9 @@ import time
 import httpx
 import pytest
 
-from lakehouse.cli import main
-from tests.conftest import REPO
-from tests.serving.api.test_api_endpoints import TRAVEL
+from lakerag.cli import main
+from tests.fixtures.api import TRAVEL
+from tests.fixtures.paths import REPO
 
 
 @pytest.mark.parametrize("mode", ["local", "global", "hybrid"])
@@ -57,7 +57,7 @@ def test_serve_command_binds_loopback(sample_home):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "LAKERAG_EMBEDDING_MODEL": "wordllama"}
-    process = subprocess.Popen([sys.executable, "-m", "lakehouse.cli", "serve", "--home", str(sample_home),
+    process = subprocess.Popen([sys.executable, "-m", "lakerag.cli", "serve", "--home", str(sample_home),
                                 "--port", str(port)], cwd=REPO, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     try:

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from tests.serving.api.test_api_endpoints import TRAVEL
+from tests.fixtures.api import TRAVEL
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import REPO
-from tests.serving.api.conftest import AS_OF, KEYS
+from tests.fixtures.api import AS_OF, KEYS
+from tests.fixtures.paths import REPO
 
 SEED = int(os.environ.get("LAKERAG_PERMISSION_SEED", "20261129"))
 REQUESTS = 1200

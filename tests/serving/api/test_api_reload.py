@@ -9,8 +9,8 @@ import time
 
 from lakehouse.paths import LakePaths
 from lakehouse.snapshots import current_id, publish
-from tests.serving.api.conftest import serve, settings_for
-from tests.serving.conftest import write_corpus
+from tests.fixtures.api import serve, settings_for
+from tests.fixtures.corpora import write_corpus
 
 NEW_DOC = """# Política de Bicicletário
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLE
-from tests.serving.api.conftest import serve, settings_for
+from tests.fixtures.api import serve, settings_for
+from tests.fixtures.paths import SAMPLE
 
 QUESTION = "faixa salarial analista mínimo máximo"
 

@@ -1,0 +1,134 @@
+"""Evaluate a candidate snapshot on the labelled question set and publish it only through the gate.
+
+The published snapshot keeps serving whatever happens here: a refused candidate stays on disk (its manifest
+says why), and ``lakerag snapshots rollback ID`` can still publish it by hand."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import defaultdict
+from pathlib import Path
+
+from lakehouse.paths import LakePaths
+from lakehouse.settings import REPO_ROOT, Settings
+from lakehouse.snapshots import (
+    SnapshotError,
+    annotate,
+    current_id,
+    latest_id,
+    publish,
+    read_manifest,
+    snapshot_dir,
+    snapshot_tables,
+)
+from serving.evaluation.gate import GateRefused, compare
+
+log = logging.getLogger(__name__)
+
+DEFAULT_QUESTIONS = REPO_ROOT / "sample_corpus" / "questions.jsonl"
+DEFAULT_TOLERANCE = 0.02
+
+
+def questions_path(settings: Settings) -> Path:
+    return Path(getattr(settings, "eval_questions", None) or DEFAULT_QUESTIONS)
+
+
+def _ranked_documents(hits) -> list[str]:
+    seen: dict[str, None] = {}
+    for hit in hits:
+        seen.setdefault(hit.document_id)
+    return list(seen)
+
+
+def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | None = None) -> dict:
+    """Document-level hit@5, hit@10 and MRR@10 of the snapshot's retriever on the answerable questions, each
+    asked with its own groups (permissions apply). Queries use the snapshot's own embedding model."""
+    from serving.evaluation.metrics import mrr_at
+    from serving.search.index import SearchIndex
+    from serving.search.service import build_retriever, config_from
+
+    questions = questions or questions_path(settings)
+    raw = questions.read_bytes()
+    rows = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
+    model = read_manifest(LakePaths(settings.home), snapshot_id).get("models", {}).get("embedding")
+    st = settings.model_copy(update={"embedding_model": model or settings.embedding_model})
+    retriever = build_retriever(st, SearchIndex.load(snapshot_tables(LakePaths(st.home), snapshot_id)))
+    config = config_from(st)
+    scores: dict[str, list[float]] = defaultdict(list)
+    by_kind: dict[str, list[float]] = defaultdict(list)
+    for row in (r for r in rows if r.get("answerable", True)):
+        hits = retriever.search(row["question"], set(row.get("groups") or []), top_k=30, config=config)
+        ranked = _ranked_documents(hits)
+        relevant = {doc: 1 for doc in row["relevant_document_ids"]}
+        hit5 = float(bool(set(ranked[:5]) & relevant.keys()))
+        scores["hit@5"].append(hit5)
+        scores["hit@10"].append(float(bool(set(ranked[:10]) & relevant.keys())))
+        scores["mrr@10"].append(mrr_at(ranked, relevant, 10))
+        by_kind[row.get("kind", "-")].append(hit5)
+    answerable = len(scores["hit@5"])
+    if not answerable:
+        raise SnapshotError(f"{questions}: no answerable questions to evaluate with")
+    return {
+        "questions": str(questions), "questions_sha256": hashlib.sha256(raw).hexdigest(),
+        "answerable": answerable,
+        "embedding_model": st.embedding_model, "config": f"{config.method}/{config.fusion}",
+        "metrics": {k: round(sum(v) / len(v), 4) for k, v in sorted(scores.items())},
+        "hit@5_by_kind": {k: round(sum(v) / len(v), 4) for k, v in sorted(by_kind.items())},
+    }
+
+
+def _evaluation(settings: Settings, snapshot_id: str, questions: Path) -> dict:
+    """The snapshot's stored evaluation if made on the same question set, else a fresh one (then stored)."""
+    paths = LakePaths(settings.home)
+    stored = read_manifest(paths, snapshot_id).get("evaluation")
+    digest = hashlib.sha256(questions.read_bytes()).hexdigest()
+    if stored and stored.get("questions_sha256") == digest:
+        return stored
+    evaluation = evaluate_snapshot(settings, snapshot_id, questions)
+    annotate(paths, snapshot_id, {"evaluation": evaluation})
+    return evaluation
+
+
+def evaluate_candidate(settings: Settings, snapshot_id: str) -> dict:
+    """Evaluate the candidate and the published snapshot (stored scores are reused); returns both."""
+    paths = LakePaths(settings.home)
+    questions = questions_path(settings)
+    current = current_id(paths)
+    return {"candidate": {"id": snapshot_id, **_evaluation(settings, snapshot_id, questions)["metrics"]},
+            "published": None if current is None else
+            {"id": current, **_evaluation(settings, current, questions)["metrics"]}}
+
+
+def pending_candidate(paths: LakePaths) -> str | None:
+    """The newest snapshot, when dbt has built it (``serving.duckdb``) and it is not the published one."""
+    newest = latest_id(paths)
+    if newest is None or newest == current_id(paths):
+        return None
+    return newest if (snapshot_dir(paths, newest) / "serving.duckdb").exists() else None
+
+
+def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | None = None) -> dict:
+    """Evaluate the candidate (and the published snapshot when its stored scores are stale), compare them, and
+    switch CURRENT only if no gated metric got worse by more than the tolerance. Raises GateRefused otherwise.
+    Idempotent: publishing the published snapshot again does nothing."""
+    paths = LakePaths(settings.home)
+    if tolerance is None:
+        tolerance = float(getattr(settings, "publish_tolerance", DEFAULT_TOLERANCE))
+    current = current_id(paths)
+    if current == snapshot_id:
+        gate = read_manifest(paths, snapshot_id).get("gate")
+        return {"snapshot_id": snapshot_id, "published": True, "gate": gate}
+    if not (snapshot_dir(paths, snapshot_id) / "serving.duckdb").exists():
+        raise SnapshotError(f"snapshot {snapshot_id} has no serving.duckdb yet; run the dbt build first")
+    questions = questions_path(settings)
+    candidate = _evaluation(settings, snapshot_id, questions)
+    published = _evaluation(settings, current, questions)["metrics"] if current else None
+    result = compare(candidate["metrics"], published, tolerance, snapshot_id, current)
+    annotate(paths, snapshot_id, {"gate": result.as_dict()})
+    log.info("%s", result.report())
+    if not result.passed:
+        raise GateRefused(result)
+    publish(paths, snapshot_id, keep=settings.snapshot_keep)
+    return {"snapshot_id": snapshot_id, "published": True, "gate": result.as_dict()}

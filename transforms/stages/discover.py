@@ -1,0 +1,40 @@
+"""``discover``: scan the source, compare it with the manifest and write the run's plan (which documents are
+new, changed, moved, deleted, unchanged or quarantined, and the batches of those with work to do)."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from lakehouse import schemas as s
+from lakehouse.runs import StageRecord
+from lakehouse.storage import read_table, write_json, write_table
+from transforms.discovery import scan_source
+from transforms.folders import load_folder_config
+from transforms.planning import plan_changes
+from transforms.stages.base import Stage
+from transforms.stages.context import RunContext
+
+
+def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
+    """Write the plan; ``ctx.batches()`` then lists the batches the batched stages process."""
+    started = time.perf_counter()
+    paths = ctx.paths.ensure()
+    write_json({"run_id": ctx.run_id, "source": str(ctx.settings.source),
+                "started_at": datetime.now(UTC).isoformat()},
+               paths.run_dir(ctx.run_id) / "started.json")
+    config = load_folder_config(ctx.settings.folders_config_path())
+    documents = read_table(paths.table("documents"), s.DOCUMENTS)
+    current = documents.filter(documents["is_current"]).to_pylist()
+    known = {r[s.PATH]: (r["size_bytes"], r["modified_at"], r[s.CONTENT_HASH])
+             for r in current if r[s.CONTENT_HASH] and r[s.STATUS] != s.STATUS_DELETED}
+    entries = scan_source(ctx.settings.source, known, ctx.settings.max_file_bytes,
+                          follow_symlinks=ctx.settings.follow_symlinks)
+    plan = plan_changes(entries, documents, config, ctx.settings.batch_size, ctx.needs_work)
+    write_table(plan, paths.plan(ctx.run_id))
+    record = StageRecord("discover", processed=len(entries), seconds=time.perf_counter() - started)
+    record.save(paths, ctx.run_id)
+    return record
+
+
+STAGE = Stage("discover", "plan", run)

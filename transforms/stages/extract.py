@@ -1,0 +1,73 @@
+"""``extract``: Markdown and governance metadata for each content hash of a batch not yet extracted (cached
+per hash under ``cache/extracted``); a failure is cached too (``cache/failures``) and quarantines the file."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path, PurePosixPath
+
+import pyarrow as pa
+
+from lakehouse import paths as lp
+from lakehouse import schemas as s
+from lakehouse.errors import DocumentError
+from lakehouse.paths import LakePaths
+from lakehouse.runs import StageRecord
+from lakehouse.storage import write_json, write_table
+from transforms.stages.base import Stage
+from transforms.stages.context import RunContext
+
+log = logging.getLogger(__name__)
+
+
+def _extracted_row(digest: str, relpath: str, blob: Path, detected: str, ctx: RunContext) -> dict:
+    from transforms.extraction import extract_document, extract_metadata  # deferred: pdf/OCR/docx libraries
+
+    started = time.perf_counter()
+    extracted = extract_document(blob, detected, ctx.settings)
+    meta = extract_metadata(extracted, PurePosixPath(relpath).stem)
+    return {
+        s.CONTENT_HASH: digest, "markdown": extracted.markdown, "method": extracted.method,
+        "page_count": extracted.page_count, "page_spans": [list(p) for p in extracted.page_spans],
+        "warnings": list(extracted.warnings), **meta.__dict__,
+        "extract_seconds": time.perf_counter() - started,
+    }
+
+
+def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
+    """Extract each hash of the batch; quarantine failures (one bad file never stops the run)."""
+    record, started, paths = StageRecord("extract", part=str(batch)), time.perf_counter(), ctx.paths
+    for row in ctx.batch_rows(batch or 0):
+        digest = row[s.CONTENT_HASH]
+        if paths.extracted_part(digest).exists() or ctx.failure(digest) is not None:
+            record.skipped += 1
+            continue
+        try:
+            data = _extracted_row(digest, row[s.PATH], paths.blob(digest), row["detected_type"], ctx)
+        except DocumentError as exc:
+            _save_failure(ctx, digest, exc.stage, exc.reason, record)
+            continue
+        except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
+            log.exception("extraction of %s failed", row[s.PATH])
+            _save_failure(ctx, digest, "extract", f"extraction failed: {type(exc).__name__}: {exc}", record)
+            continue
+        write_table(pa.Table.from_pylist([data], schema=s.EXTRACTED), paths.extracted_part(digest))
+        record.processed += 1
+    record.seconds = time.perf_counter() - started
+    record.save(paths, ctx.run_id)
+    return record
+
+
+def _save_failure(ctx: RunContext, digest: str, stage: str, reason: str, record: StageRecord) -> None:
+    write_json({"stage": stage, "reason": reason, "capabilities": ctx.extraction_capabilities},
+               ctx.paths.failure(digest))
+    record.failed += 1
+    record.errors.append(reason)
+
+
+def caches(paths: LakePaths) -> list[Path]:
+    return [paths.cache_dir(lp.EXTRACTED), paths.cache_dir(lp.FAILURES)]
+
+
+STAGE = Stage("extract", "batch", run, caches=caches)

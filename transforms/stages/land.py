@@ -1,0 +1,37 @@
+"""``land``: copy each new version's bytes into content-addressed storage (``raw/``), verifying the hash.
+Raw blobs are the input of every later stage, never a cache: a rebuild does not drop them."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import PurePosixPath
+
+from lakehouse import schemas as s
+from lakehouse.runs import StageRecord
+from lakehouse.storage import BlobMismatch, store_blob
+from transforms.stages.base import Stage
+from transforms.stages.context import RunContext
+
+log = logging.getLogger(__name__)
+
+
+def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
+    record, started, paths = StageRecord("land", part=str(batch)), time.perf_counter(), ctx.paths
+    for row in ctx.batch_rows(batch or 0):
+        source = ctx.settings.source / PurePosixPath(row[s.PATH])
+        try:
+            copied = store_blob(source, paths.blob(row[s.CONTENT_HASH]), row[s.CONTENT_HASH])
+        except (BlobMismatch, FileNotFoundError) as exc:  # edited or removed mid-run: the next run sees it
+            log.warning("%s changed while being ingested; left for the next run (%s)", row[s.PATH], exc)
+            record.failed += 1
+            record.errors.append(f"{row[s.PATH]}: changed while being ingested")
+            continue
+        record.processed += copied
+        record.skipped += not copied
+    record.seconds = time.perf_counter() - started
+    record.save(paths, ctx.run_id)
+    return record
+
+
+STAGE = Stage("land", "batch", run)
