@@ -52,13 +52,13 @@ def run(datasets: Path, repeat: int) -> dict[str, object]:
         rows.append({"file": name, "pages": extracted.page_count, "seconds": round(seconds, 3),
                      "pages_per_second": round(extracted.page_count / seconds, 1), "method": extracted.method,
                      "characters": len(extracted.markdown), "tables": extracted.markdown.count("\n| --- ")})
-    problem = tesseract_problem(settings.ocr_languages)
+    problem = tesseract_problem(settings.extraction.ocr_languages)
     ocr: dict[str, object] = {"file": "linn.pdf", "available": problem is None}
     if problem is None:
         extracted, seconds = _timed(datasets / "linn.pdf", settings, 1)
         reference = (datasets / "linn.txt").read_text(encoding="utf-8")
-        ocr.update(method=extracted.method, seconds=round(seconds, 2), dpi=settings.ocr_dpi,
-                   languages=settings.ocr_languages,
+        ocr.update(method=extracted.method, seconds=round(seconds, 2), dpi=settings.extraction.ocr_dpi,
+                   languages=settings.extraction.ocr_languages,
                    cer=round(character_error_rate(extracted.markdown, reference), 4))
     else:
         ocr["reason"] = problem

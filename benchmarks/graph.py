@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("--skip-sample", action="store_true")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    model = Settings().embedding_model
+    model = Settings().index.embedding_model
     rows = []
     with tempfile.TemporaryDirectory(prefix="lakerag-graph-bench-") as tmp:
         if not args.skip_sample:

@@ -65,7 +65,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
     settings = Settings()
-    embedder = load_embedder(settings.embedding_model)
+    embedder = load_embedder(settings.index.embedding_model)
     texts, queries = _corpus()
     started = time.perf_counter()
     base = embedder.embed_passages(texts[:256])
@@ -76,8 +76,8 @@ def main() -> None:
         index, build = _index(size, texts, base)
         retriever = Retriever(index, embedder)
         for name, config in (("bm25", RetrievalConfig(method="bm25")), ("dense", RetrievalConfig(method="dense")),
-                             ("hybrid", RetrievalConfig(fusion=settings.fusion,
-                                                        dense_weight=settings.fusion_dense_weight))):
+                             ("hybrid", RetrievalConfig(fusion=settings.index.fusion,
+                                                        dense_weight=settings.index.fusion_dense_weight))):
             latencies = []
             for query in queries:
                 started = time.perf_counter()

@@ -1,6 +1,6 @@
 """The human override of entity resolution: a YAML file read at every graph run.
 
-Where: ``settings.graph_aliases_file`` when set, else ``<source>/.lakerag-aliases.yaml`` when it exists.
+Where: ``LAKERAG_GRAPH_ALIASES_FILE`` when set, else ``<source>/.lakerag-aliases.yaml`` when it exists.
 Format::
 
     aliases:                       # alias -> canonical, both as written in the documents
@@ -37,8 +37,8 @@ class AliasOverrides:
 
 def alias_file_path(settings: Settings) -> Path | None:
     """``LAKERAG_GRAPH_ALIASES_FILE``, else the source folder's own alias file when there is one."""
-    if settings.graph_aliases_file:
-        return Path(settings.graph_aliases_file)
+    if settings.graph.aliases_file:
+        return Path(settings.graph.aliases_file)
     default = Path(settings.source) / FILE_NAME
     return default if default.exists() else None
 
@@ -48,7 +48,7 @@ def load_alias_file(path: Path | None) -> AliasOverrides:
     if path is None:
         return AliasOverrides()
     if not path.exists():
-        raise ConfigError(f"{path}: alias file not found (settings.graph_aliases_file)")
+        raise ConfigError(f"{path}: alias file not found (LAKERAG_GRAPH_ALIASES_FILE)")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:

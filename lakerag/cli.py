@@ -19,13 +19,13 @@ from pydantic import ValidationError
 
 from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
-from lakehouse.settings import Settings
+from lakehouse.settings import Settings, read_settings
 from lakehouse.snapshots import list_snapshots, rollback
 
 
 def _settings(args: argparse.Namespace) -> Settings:
     overrides = {k: v for k, v in (("home", args.home), ("source", getattr(args, "source", None))) if v}
-    return Settings(**overrides)
+    return read_settings(**overrides)
 
 
 def _cmd_index(args: argparse.Namespace) -> int:

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
-
 from lakehouse.errors import LakeragError
+from lakehouse.settings import LLMSettings, Settings
 
 __all__ = ["LLMClient", "LLMError", "LLMResult", "client_from_settings"]
 
@@ -162,13 +161,14 @@ def _write_cache(path: Path, result: LLMResult) -> None:
         raise
 
 
-def client_from_settings(settings: Any, cache_dir: Path) -> LLMClient | None:
-    """A client for the configured endpoint; None when ``llm_base_url`` or ``llm_model`` is unset."""
-    base_url = getattr(settings, "llm_base_url", None)
-    model = getattr(settings, "llm_model", None)
-    if not base_url or not model:
+def client_from_settings(settings: Settings, cache_dir: Path) -> LLMClient | None:
+    """A client for the configured endpoint; None when ``LAKERAG_LLM_BASE_URL`` or ``LAKERAG_LLM_MODEL`` is unset."""
+    llm = settings.llm
+    if not llm.base_url or not llm.model:
         return None
-    secret = getattr(settings, "llm_api_key", None)
-    api_key = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
-    timeout = getattr(settings, "llm_timeout", 60.0)
-    return LLMClient(str(base_url), model, api_key or "not-needed", cache_dir, timeout=float(timeout))
+    return LLMClient(str(llm.base_url), llm.model, api_key(llm), cache_dir, timeout=llm.timeout)
+
+
+def api_key(llm: LLMSettings) -> str:
+    """The endpoint's key ("not-needed" for local servers that take none)."""
+    return llm.api_key.get_secret_value() if llm.api_key is not None else "not-needed"

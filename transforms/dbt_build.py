@@ -40,7 +40,7 @@ class DbtTestFailure(LakeragError):
 
 
 def project_dir(settings: Settings) -> Path:
-    return Path(getattr(settings, "dbt_project_dir", None) or PROJECT_DIR)
+    return Path(settings.orchestration.dbt_project_dir or PROJECT_DIR)
 
 
 def empty_graph(paths: LakePaths) -> Path:
@@ -68,13 +68,13 @@ def dbt_context(settings: Settings, snapshot_id: str, as_of: str | None = None) 
     tables = snapshot_tables(paths, snapshot_id)
     pointer = tables / "graph.json"
     graph = tables / read_json(pointer)["dir"] if pointer.exists() else empty_graph(paths)
-    variables: dict = {"expiring_within_days": int(getattr(settings, "expiring_within_days", 30))}
+    variables: dict = {"expiring_within_days": settings.orchestration.expiring_within_days}
     if as_of:
         variables["as_of"] = as_of
     work = _work(paths)
     env = {"LAKERAG_DBT_DUCKDB": str(work / BUILDING), "LAKERAG_DBT_TABLES": str(tables),
            "LAKERAG_DBT_GRAPH": str(graph),
-           "LAKERAG_DBT_THREADS": str(int(getattr(settings, "dbt_threads", 1))),
+           "LAKERAG_DBT_THREADS": str(settings.orchestration.dbt_threads),
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "False", "DBT_VERSION_CHECK": "False"}
     return {"snapshot_id": snapshot_id, "vars": variables, "env": env, "building": str(work / BUILDING),
             "target": str(work)}

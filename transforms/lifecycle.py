@@ -34,7 +34,7 @@ DEFAULT_SCHEDULE = "@hourly"
 def ingest_schedule() -> str | None:
     """The ingest DAG's schedule: ``LAKERAG_INGEST_SCHEDULE`` (cron or preset; ``none`` for manual runs only).
     The one value Airflow needs at parse time, so it is read from the environment alone: no Settings object,
-    no I/O. (Settings.ingest_schedule documents the same variable.)"""
+    no I/O. (``Settings.orchestration.ingest_schedule`` documents the same variable.)"""
     value = os.environ.get("LAKERAG_INGEST_SCHEDULE", DEFAULT_SCHEDULE).strip()
     return None if value.lower() in ("", "none", "manual") else value
 

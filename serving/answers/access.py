@@ -87,7 +87,7 @@ class Access:
     @classmethod
     def from_config(cls, keys_file: Path | None = None, keys: str | None = None, trust_gateway: bool = False,
                     gateway_header: str = "x-lakerag-groups") -> Access:
-        """From a keys file and/or inline JSON (``ApiConfig`` fields)."""
+        """From a keys file and/or inline JSON (``LAKERAG_API_KEYS_FILE``, ``LAKERAG_API_KEYS``)."""
         found: dict[str, Caller] = {}
         if keys_file:
             path = Path(keys_file)

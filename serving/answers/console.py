@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
+from lakehouse.settings import Settings
 from serving.answers.access import Caller
 from serving.answers.reloader import SnapshotHolder
 from serving.answers.service import DEFAULT_MIN_RELEVANCE, AnswerService
 from serving.answers.types import Answer, QueryRequest
 
 
-def ask(settings: Any, question: str, mode: str = "auto", groups: set[str] | None = None, top_k: int = 8,
+def ask(settings: Settings, question: str, mode: str = "auto", groups: set[str] | None = None, top_k: int = 8,
         min_relevance: float = DEFAULT_MIN_RELEVANCE) -> Answer:
     from lakehouse.paths import LakePaths
     from serving.answers.generation import Generator

@@ -93,7 +93,7 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     if not len(index):
         raise SnapshotRefused(f"snapshot {snapshot_id} has no chunks")
     embedder = checked_embedder(settings, index, (manifest.get("models") or {}).get("embedding"))
-    reranker = load_reranker(settings.reranker_model) if settings.reranker_model else None
+    reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
     config = config_from(settings)
     chunks = pq.read_table(tables / "chunks.parquet", columns=["chunk_id", "ordinal"])
     if chunks["chunk_id"].to_pylist() != index.chunk_ids:

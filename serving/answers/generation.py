@@ -6,30 +6,25 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from pydantic import SecretStr
-
-from models.llm import LLMClient, LLMError, client_from_settings
+from lakehouse.settings import Settings
+from models.llm import LLMClient, LLMError, api_key, client_from_settings
 
 log = logging.getLogger(__name__)
 
 
 class Generator:
-    def __init__(self, client: LLMClient, settings: Any, max_tokens: int = 600) -> None:
+    def __init__(self, client: LLMClient, settings: Settings, max_tokens: int = 600) -> None:
         import openai
 
         self.client = client
         self.model = client.model
         self.max_tokens = max_tokens
-        secret = getattr(settings, "llm_api_key", None)
-        key = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
-        self._stream_client = openai.OpenAI(base_url=str(settings.llm_base_url), api_key=key or "not-needed",
-                                            timeout=float(getattr(settings, "llm_timeout", 60.0)),
-                                            max_retries=1)
+        self._stream_client = openai.OpenAI(base_url=str(settings.llm.base_url), api_key=api_key(settings.llm),
+                                            timeout=settings.llm.timeout, max_retries=1)
 
     @classmethod
-    def from_settings(cls, settings: Any, cache_dir: Path, max_tokens: int = 600) -> Generator | None:
+    def from_settings(cls, settings: Settings, cache_dir: Path, max_tokens: int = 600) -> Generator | None:
         """None when no endpoint is configured (answers are then extractive)."""
         client = client_from_settings(settings, cache_dir)
         if client is None:

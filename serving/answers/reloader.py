@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from lakehouse.paths import LakePaths
+from lakehouse.settings import Settings
 from lakehouse.snapshots import current_id
 from serving.answers.engine import Engine, load_engine
 from serving.answers.errors import NotReady
@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 
 class SnapshotHolder:
-    def __init__(self, settings: Any, loader: Callable[[str], Engine] | None = None,
+    def __init__(self, settings: Settings, loader: Callable[[str], Engine] | None = None,
                  catalog_table: str = "catalog") -> None:
         self.settings = settings
         self.paths = LakePaths(settings.home)

@@ -12,11 +12,11 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
+from lakehouse import paths as lp
 from lakehouse.paths import LakePaths
-from lakehouse.settings import get_settings
+from lakehouse.settings import Settings, get_settings
 from serving.answers import Access, AnswerService, Caller, SnapshotHolder
 from serving.answers.generation import Generator
-from serving.api.config import ApiConfig
 from serving.api.controllers import CatalogController, DocumentController, OpsController, QueryController
 from serving.api.errors import handle
 from serving.api.observability import Metrics, ObservedApp
@@ -37,22 +37,22 @@ def _service(request: Any) -> AnswerService:
     return request.app.state.service
 
 
-def create_app(settings: Any = None, holder: SnapshotHolder | None = None, access: Access | None = None,
+def create_app(settings: Settings | None = None, holder: SnapshotHolder | None = None, access: Access | None = None,
                watch: bool = True) -> Litestar:
     """The API over ``settings.home``'s published snapshot; ``watch`` follows the pointer for new ones."""
     settings = settings or get_settings()
-    config = ApiConfig.from_settings(settings)
-    access = access or Access.from_config(config.api_keys_file, config.api_keys, config.api_trust_gateway,
-                                          config.api_gateway_header)
-    holder = holder or SnapshotHolder(settings, catalog_table=config.api_catalog_table)
+    api = settings.api
+    keys = api.keys.get_secret_value() if api.keys is not None else None
+    access = access or Access.from_config(api.keys_file, keys, api.trust_gateway, api.gateway_header)
+    holder = holder or SnapshotHolder(settings, catalog_table=api.catalog_table)
     if holder.generator is None:
-        holder.generator = Generator.from_settings(settings, LakePaths(settings.home).cache / "llm-answers",
-                                                   config.api_answer_max_tokens)
-    service = AnswerService(holder, config.api_min_relevance)
+        holder.generator = Generator.from_settings(settings, LakePaths(settings.home).cache_dir(lp.LLM_ANSWERS),
+                                                   api.answer_max_tokens)
+    service = AnswerService(holder, api.min_relevance)
 
     def startup() -> None:
         if watch:
-            holder.start(config.api_reload_interval)
+            holder.start(api.reload_interval)
         else:
             holder.refresh()
 
@@ -70,7 +70,7 @@ def create_app(settings: Any = None, holder: SnapshotHolder | None = None, acces
         exception_handlers={Exception: handle},
         openapi_config=openapi,
         on_startup=[startup], on_shutdown=[holder.stop],
-        state=State({"service": service, "access": access, "metrics": Metrics(), "config": config}),
+        state=State({"service": service, "access": access, "metrics": Metrics(), "api": api}),
         logging_config=None,  # logging belongs to the process (``lakerag serve`` sets it up)
         debug=False,
     )

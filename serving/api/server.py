@@ -8,6 +8,8 @@ import logging
 import os
 from typing import Any
 
+from lakehouse.settings import Settings, get_settings
+
 
 def _configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -38,40 +40,34 @@ def _limit_blas(threads: int) -> None:
 
 def worker_app() -> Any:
     """The app of one worker process (settings from the environment, as the parent set them)."""
-    from lakehouse.settings import get_settings
-    from serving.api.app import create_app
-    from serving.api.config import ApiConfig
+    from serving.api.app import create_app  # deferred: litestar loads in the worker process that serves
 
     _configure_logging()
     settings = get_settings()
-    _limit_blas(ApiConfig.from_settings(settings).api_blas_threads)
+    _limit_blas(settings.api.blas_threads)
     return create_app(settings)
 
 
-def serve(settings: Any, host: str | None = None, port: int | None = None, log_level: str = "info") -> None:
+def serve(settings: Settings, host: str | None = None, port: int | None = None, log_level: str = "info") -> None:
     import uvicorn
 
-    from serving.api.app import create_app
-    from serving.api.config import ApiConfig
+    from serving.api.app import create_app  # deferred: litestar is only needed once the server starts
 
-    config = ApiConfig.from_settings(settings)
+    api = settings.api
     _configure_logging()
-    _limit_blas(config.api_blas_threads)
-    options = {"host": host or config.api_host, "port": port or config.api_port, "log_level": log_level,
+    _limit_blas(api.blas_threads)
+    options = {"host": host or api.host, "port": port or api.port, "log_level": log_level,
                "access_log": False, "lifespan": "on"}
-    if config.api_workers > 1:
+    if api.workers > 1:
         os.environ["LAKERAG_HOME"] = str(settings.home)  # the workers read their settings from the environment
-        uvicorn.run("serving.api.server:worker_app", factory=True, workers=config.api_workers, **options)
+        uvicorn.run("serving.api.server:worker_app", factory=True, workers=api.workers, **options)
     else:
         uvicorn.run(create_app(settings), **options)
 
 
-def examples(settings: Any, host: str | None = None, port: int | None = None) -> str:
+def examples(settings: Settings, host: str | None = None, port: int | None = None) -> str:
     """Example requests against the server about to start (printed by ``lakerag serve``)."""
-    from serving.api.config import ApiConfig
-
-    config = ApiConfig.from_settings(settings)
-    base = f"http://{host or config.api_host}:{port or config.api_port}"
+    base = f"http://{host or settings.api.host}:{port or settings.api.port}"
     return "\n".join([
         f"lakerag API on {base}  (page: {base}/  OpenAPI: {base}/schema/openapi.json)",
         "Try:",

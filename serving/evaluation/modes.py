@@ -39,7 +39,7 @@ def evaluate_modes(folder: Path, settings: Settings, work: Path, indexer: Indexe
     queries = sorted(data.queries.items())[:limit] if limit else sorted(data.queries.items())
     variant = _variant_of(settings)
     home = work / f"{data.name}-{data.fingerprint}-{variant}"
-    vsettings = settings.model_copy(update={"home": home})
+    vsettings = settings.replace(home=home)
     paths = LakePaths(home)
     if not paths.table("chunks").exists():
         write_beir_tables(data, paths)

@@ -28,11 +28,10 @@ from serving.evaluation.gate import GateRefused, compare
 log = logging.getLogger(__name__)
 
 DEFAULT_QUESTIONS = REPO_ROOT / "sample_corpus" / "questions.jsonl"
-DEFAULT_TOLERANCE = 0.02
 
 
 def questions_path(settings: Settings) -> Path:
-    return Path(getattr(settings, "eval_questions", None) or DEFAULT_QUESTIONS)
+    return Path(settings.orchestration.eval_questions or DEFAULT_QUESTIONS)
 
 
 def _ranked_documents(hits) -> list[str]:
@@ -53,7 +52,7 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
     raw = questions.read_bytes()
     rows = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
     model = read_manifest(LakePaths(settings.home), snapshot_id).get("models", {}).get("embedding")
-    st = settings.model_copy(update={"embedding_model": model or settings.embedding_model})
+    st = settings.replace(embedding_model=model or settings.index.embedding_model)
     retriever = build_retriever(st, SearchIndex.load(snapshot_tables(LakePaths(st.home), snapshot_id)))
     config = config_from(st)
     scores: dict[str, list[float]] = defaultdict(list)
@@ -73,7 +72,7 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
     return {
         "questions": str(questions), "questions_sha256": hashlib.sha256(raw).hexdigest(),
         "answerable": answerable,
-        "embedding_model": st.embedding_model, "config": f"{config.method}/{config.fusion}",
+        "embedding_model": st.index.embedding_model, "config": f"{config.method}/{config.fusion}",
         "metrics": {k: round(sum(v) / len(v), 4) for k, v in sorted(scores.items())},
         "hit@5_by_kind": {k: round(sum(v) / len(v), 4) for k, v in sorted(by_kind.items())},
     }
@@ -115,7 +114,7 @@ def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | N
     Idempotent: publishing the published snapshot again does nothing."""
     paths = LakePaths(settings.home)
     if tolerance is None:
-        tolerance = float(getattr(settings, "publish_tolerance", DEFAULT_TOLERANCE))
+        tolerance = settings.orchestration.publish_tolerance
     current = current_id(paths)
     if current == snapshot_id:
         gate = read_manifest(paths, snapshot_id).get("gate")
@@ -130,5 +129,5 @@ def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | N
     log.info("%s", result.report())
     if not result.passed:
         raise GateRefused(result)
-    publish(paths, snapshot_id, keep=settings.snapshot_keep)
+    publish(paths, snapshot_id, keep=settings.orchestration.snapshot_keep)
     return {"snapshot_id": snapshot_id, "published": True, "gate": result.as_dict()}

@@ -41,11 +41,11 @@ def run_eval(settings: Settings, dataset: Path, work: Path | None, indexer: Inde
                           "questions.jsonl and documents/")
     result.update(date=datetime.now(UTC).isoformat(timespec="seconds"), commit=_commit(),
                   machine={"platform": platform.platform(), "cpus": os.cpu_count()},
-                  settings={"embedding_model": settings.embedding_model, "fusion": settings.fusion,
-                            "fusion_dense_weight": settings.fusion_dense_weight, "rrf_k": settings.rrf_k,
-                            "bm25_k1": settings.bm25_k1, "bm25_b": settings.bm25_b,
-                            "reranker_model": settings.reranker_model,
-                            "llm_model": settings.llm_model, "enrich": settings.enrich})
+                  settings={"embedding_model": settings.index.embedding_model, "fusion": settings.index.fusion,
+                            "fusion_dense_weight": settings.index.fusion_dense_weight, "rrf_k": settings.index.rrf_k,
+                            "bm25_k1": settings.index.bm25_k1, "bm25_b": settings.index.bm25_b,
+                            "reranker_model": settings.index.reranker_model,
+                            "llm_model": settings.llm.model, "enrich": settings.index.enrich})
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str), encoding="utf-8")

@@ -32,20 +32,20 @@ CONFIGS: dict[str, RetrievalConfig] = {
 
 
 def default_name(settings: Settings) -> str:
-    fused = "rrf" if settings.fusion == "rrf" else f"weighted-{settings.fusion_dense_weight:g}"
-    return f"{_variant_of(settings)}/{fused}{'+rerank' if settings.reranker_model else ''}"
+    fused = "rrf" if settings.index.fusion == "rrf" else f"weighted-{settings.index.fusion_dense_weight:g}"
+    return f"{_variant_of(settings)}/{fused}{'+rerank' if settings.index.reranker_model else ''}"
 
 
 def _variant_of(settings: Settings) -> str:
-    llm = bool(settings.llm_base_url and settings.llm_model)
-    enriched = settings.enrich in ("rules", "llm") or (settings.enrich == "auto" and llm)
+    llm = settings.llm.configured
+    enriched = settings.index.enrich in ("rules", "llm") or (settings.index.enrich == "auto" and llm)
     return "enriched" if enriched else "plain"
 
 
 def _variants(settings: Settings, enrichment: str) -> list[tuple[str, Settings]]:
     wanted = {"both": ["plain", "enriched"], "on": ["enriched"], "off": ["plain"]}[enrichment]
-    on = "auto" if settings.llm_base_url and settings.llm_model else "rules"
-    return [(name, settings.model_copy(update={"enrich": on if name == "enriched" else "off"})) for name in wanted]
+    on = "auto" if settings.llm.configured else "rules"
+    return [(name, settings.replace(enrich=on if name == "enriched" else "off")) for name in wanted]
 
 
 def _retriever(settings: Settings) -> Retriever:
@@ -54,7 +54,7 @@ def _retriever(settings: Settings) -> Retriever:
 
 def _configs(retriever: Retriever, settings: Settings) -> dict[str, RetrievalConfig]:
     configs = {name: RetrievalConfig(method=c.method, fusion=c.fusion, dense_weight=c.dense_weight,
-                                     rrf_k=settings.rrf_k, candidates=max(settings.candidates, 100))
+                                     rrf_k=settings.index.rrf_k, candidates=max(settings.index.candidates, 100))
                for name, c in CONFIGS.items()}
     if retriever.reranker is not None:
         for name in ("rrf", "weighted-0.5", "weighted-0.6", "weighted-0.7"):
@@ -62,7 +62,7 @@ def _configs(retriever: Retriever, settings: Settings) -> dict[str, RetrievalCon
             configs[f"{name}+rerank"] = RetrievalConfig(method=base.method, fusion=base.fusion,
                                                         dense_weight=base.dense_weight, rrf_k=base.rrf_k,
                                                         candidates=base.candidates, rerank=True,
-                                                        rerank_top=settings.rerank_top)
+                                                        rerank_top=settings.index.rerank_top)
     return configs
 
 
@@ -81,7 +81,7 @@ def evaluate_beir(folder: Path, settings: Settings, work: Path, indexer: Indexer
     timings: dict[str, dict] = {}
     for variant, vsettings in _variants(settings, enrichment):
         home = work / f"{data.name}-{data.fingerprint}-{variant}"
-        vsettings = vsettings.model_copy(update={"home": home})
+        vsettings = vsettings.replace(home=home)
         paths = LakePaths(home)
         if not paths.table("chunks").exists():
             write_beir_tables(data, paths)
@@ -110,12 +110,12 @@ def evaluate_beir(folder: Path, settings: Settings, work: Path, indexer: Indexer
 def evaluate_questions(questions: Path, source: Path, settings: Settings, work: Path, indexer: Indexer) -> dict:
     """The sample corpus's labelled set: relevant document in the top 5, per configuration and by kind;
     the top BM25 score of answerable and unanswerable questions (what a refusal threshold can use)."""
-    vsettings = settings.model_copy(update={"home": work / "sample", "source": source})
+    vsettings = settings.replace(home=work / "sample", source=source)
     indexer.index_source(vsettings)
     retriever = _retriever(vsettings)
     rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
     vectors = retriever.embedder.embed_queries([row["question"] for row in rows])
-    fused = "rrf" if settings.fusion == "rrf" else f"weighted-{settings.fusion_dense_weight:g}"
+    fused = "rrf" if settings.index.fusion == "rrf" else f"weighted-{settings.index.fusion_dense_weight:g}"
     prefix = _variant_of(settings)
     configs = {f"{prefix}/{name}": config for name, config in _configs(retriever, vsettings).items()}
     results: dict[str, dict] = {}

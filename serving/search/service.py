@@ -29,8 +29,8 @@ def serving_tables(settings: Settings) -> Path:
 def checked_embedder(settings: Settings, index: SearchIndex, model: str | None = None) -> Embedder:
     """The query embedder for ``index`` (``model``: the one its manifest names, else the settings'), refused
     when its model id or its dimension differs from the index's vectors."""
-    embedder = load_embedder(model or settings.embedding_model, settings.embedding_device,
-                             settings.embedding_batch_size)
+    embedder = load_embedder(model or settings.index.embedding_model, settings.index.embedding_device,
+                             settings.index.embedding_batch_size)
     if index.model_id and embedder.model_id != index.model_id:
         raise SnapshotRefused(f"vectors were made with {index.model_id!r} but the embedder is {embedder.model_id!r}")
     probe = embedder.embed_queries(["probe"])
@@ -41,14 +41,14 @@ def checked_embedder(settings: Settings, index: SearchIndex, model: str | None =
 
 def build_retriever(settings: Settings, index: SearchIndex | None = None) -> Retriever:
     index = index or SearchIndex.load(serving_tables(settings))
-    reranker = load_reranker(settings.reranker_model) if settings.reranker_model else None
+    reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
     return Retriever(index, checked_embedder(settings, index), reranker)
 
 
 def config_from(settings: Settings, method: str = "hybrid") -> RetrievalConfig:
-    return RetrievalConfig(method=method, fusion=settings.fusion, dense_weight=settings.fusion_dense_weight,
-                           rrf_k=settings.rrf_k, candidates=settings.candidates,
-                           rerank=settings.reranker_model is not None, rerank_top=settings.rerank_top)
+    return RetrievalConfig(method=method, fusion=settings.index.fusion, dense_weight=settings.index.fusion_dense_weight,
+                           rrf_k=settings.index.rrf_k, candidates=settings.index.candidates,
+                           rerank=settings.index.reranker_model is not None, rerank_top=settings.index.rerank_top)
 
 
 def search_home(settings: Settings, question: str, groups: set[str], top_k: int = 10,

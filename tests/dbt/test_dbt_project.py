@@ -150,7 +150,7 @@ def test_the_in_process_path_builds_the_marts_before_publishing(indexed):
 
     settings, paths, _ = indexed
     (settings.source / "Novo.md").write_text("# Aviso\n\nO refeitório abre às 7h.\n", encoding="utf-8")
-    record = run_index(settings.model_copy(update={"dbt_on_index": True}))
+    record = run_index(settings.replace(dbt_on_index=True))
     assert current_id(paths) == record.snapshot_id
     serving = snapshot_dir(paths, record.snapshot_id) / "serving.duckdb"
     with duckdb.connect(str(serving), read_only=True) as con:

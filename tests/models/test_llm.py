@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from pydantic import SecretStr
 
+from lakehouse.settings import Settings
 from models.llm import LLMClient, LLMError, client_from_settings
 from tests.fixtures.openai_server import FakeOpenAI
 
@@ -89,9 +89,9 @@ def test_timeout_raises_llm_error(fake, tmp_path):
 
 
 def test_client_from_settings_needs_url_and_model(tmp_path):
-    assert client_from_settings(SimpleNamespace(), tmp_path) is None
-    assert client_from_settings(SimpleNamespace(llm_base_url="http://x/v1", llm_model=None), tmp_path) is None
-    settings = SimpleNamespace(
+    assert client_from_settings(Settings(llm_base_url=None, llm_model=None), tmp_path) is None
+    assert client_from_settings(Settings(llm_base_url="http://x/v1", llm_model=None), tmp_path) is None
+    settings = Settings(
         llm_base_url="http://127.0.0.1:9/v1", llm_model="m", llm_api_key=SecretStr("k"), llm_timeout=5
     )
     client = client_from_settings(settings, tmp_path)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse.settings import Settings
+from lakehouse.settings import IndexSettings, Settings
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_MODEL = Settings.model_fields["embedding_model"].default
+DEFAULT_MODEL = IndexSettings.model_fields["embedding_model"].default
 
 
 @pytest.fixture(scope="module")

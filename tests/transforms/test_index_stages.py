@@ -53,7 +53,7 @@ def test_changing_one_document_reembeds_only_its_chunks(lake):
 
 def test_changing_the_model_reembeds_everything(lake):
     first = run_index(lake)
-    switched = lake.model_copy(update={"embedding_model": "use-multilingual"})
+    switched = lake.replace(embedding_model="use-multilingual")
     record = run_index(switched)
     assert record.embedded == first.chunks and record.analysed == 0
     table = _vectors(switched)
@@ -74,7 +74,7 @@ def test_deleting_a_document_removes_its_vectors_and_postings(lake):
 
 
 def test_enrichment_context_is_indexed_but_the_chunk_text_is_what_is_stored(lake):
-    lake = lake.model_copy(update={"enrich": "rules"})
+    lake = lake.replace(enrich="rules")
     run_index(lake)
     contexts = {r["chunk_id"]: r for r in pq.read_table(LakePaths(lake.home).table("contexts")).to_pylist()}
     chunks = pq.read_table(LakePaths(lake.home).table("chunks")).to_pylist()

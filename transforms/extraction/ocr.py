@@ -37,11 +37,11 @@ _MARKER_PAGE = re.compile(r"\n*\{(\d+)\}-{48}\n*")  # Marker's paginate_output s
 
 
 def extract_scanned(path: Path, settings: Settings) -> Extracted:
-    """OCR a scanned PDF with Marker (``settings.marker``) or Tesseract (``settings.ocr``)."""
-    if settings.marker:
+    """OCR a scanned PDF with Marker (``settings.extraction.marker``) or Tesseract (``settings.extraction.ocr``)."""
+    if settings.extraction.marker:
         return _marker(path)
-    if settings.ocr:
-        problem = tesseract_problem(settings.ocr_languages)
+    if settings.extraction.ocr:
+        problem = tesseract_problem(settings.extraction.ocr_languages)
         if problem is None:
             return _tesseract(path, settings)
         logger.warning("%s: OCR is enabled but %s", path.name, problem)
@@ -70,15 +70,15 @@ def _installed_languages() -> frozenset[str]:
 def _tesseract(path: Path, settings: Settings) -> Extracted:
     psm = "1" if "osd" in _installed_languages() else "3"
     with tempfile.TemporaryDirectory(prefix="lakerag-ocr-") as tmp:
-        images = _render(path, Path(tmp), settings.ocr_dpi)
+        images = _render(path, Path(tmp), settings.extraction.ocr_dpi)
         workers = max(1, min(len(images), os.cpu_count() or 1))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            texts = list(pool.map(lambda img: _ocr_page(img, settings.ocr_languages, psm), images))
+            texts = list(pool.map(lambda img: _ocr_page(img, settings.extraction.ocr_languages, psm), images))
     blocks = [b for i, text in enumerate(texts)
               for b in plain_text_blocks(_bullets(text), i, reflow=True, title=i == 0)]
     markdown, spans = render(blocks, len(texts))
     warnings = [f"page {i + 1}: OCR found no text" for i, text in enumerate(texts) if not text.strip()]
-    logger.info("%s: OCR of %d pages at %d dpi, %d characters", path.name, len(texts), settings.ocr_dpi,
+    logger.info("%s: OCR of %d pages at %d dpi, %d characters", path.name, len(texts), settings.extraction.ocr_dpi,
                 len(markdown))
     return Extracted(markdown, "ocr-tesseract", len(texts), spans, warnings)
 

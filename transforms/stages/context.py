@@ -31,13 +31,13 @@ class RunContext:
     @property
     def chunk_params(self) -> str:
         st = self.settings
-        return f"v{CHUNKER_VERSION}-s{st.chunk_size}-o{st.chunk_overlap}"
+        return f"v{CHUNKER_VERSION}-s{st.ingest.chunk_size}-o{st.ingest.chunk_overlap}"
 
     @property
     def extraction_capabilities(self) -> str:
         """Failures are cached under this key: they are retried when OCR or Marker becomes available."""
-        ocr = self.settings.ocr and shutil.which("tesseract") is not None
-        return f"ocr={ocr};marker={self.settings.marker}"
+        ocr = self.settings.extraction.ocr and shutil.which("tesseract") is not None
+        return f"ocr={ocr};marker={self.settings.extraction.marker}"
 
     def plan(self) -> pa.Table:
         return read_table(self.paths.plan(self.run_id), s.PLAN)

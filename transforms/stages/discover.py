@@ -28,9 +28,9 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     current = documents.filter(documents["is_current"]).to_pylist()
     known = {r[s.PATH]: (r["size_bytes"], r["modified_at"], r[s.CONTENT_HASH])
              for r in current if r[s.CONTENT_HASH] and r[s.STATUS] != s.STATUS_DELETED}
-    entries = scan_source(ctx.settings.source, known, ctx.settings.max_file_bytes,
-                          follow_symlinks=ctx.settings.follow_symlinks)
-    plan = plan_changes(entries, documents, config, ctx.settings.batch_size, ctx.needs_work)
+    entries = scan_source(ctx.settings.source, known, ctx.settings.ingest.max_file_bytes,
+                          follow_symlinks=ctx.settings.ingest.follow_symlinks)
+    plan = plan_changes(entries, documents, config, ctx.settings.ingest.batch_size, ctx.needs_work)
     write_table(plan, paths.plan(ctx.run_id))
     record = StageRecord("discover", processed=len(entries), seconds=time.perf_counter() - started)
     record.save(paths, ctx.run_id)

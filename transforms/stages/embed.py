@@ -28,14 +28,14 @@ def _slug(value: str) -> str:
 
 def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     record, started, paths, st = StageRecord("embed"), time.perf_counter(), ctx.paths, ctx.settings
-    model_id = embedder_id(st.embedding_model)
+    model_id = embedder_id(st.index.embedding_model)
     ids, keys, texts = indexed_chunks(ctx)
     cache_schema = pa.schema([pa.field(KEY, pa.string()), pa.field("vector", pa.list_(pa.float32()))])
     cache = PartCache(paths.cache_dir(lp.VECTORS) / _slug(model_id), cache_schema)
     have = cache.keys()
     missing = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in have}.items())
     if missing:
-        embedder = load_embedder(st.embedding_model, st.embedding_device, st.embedding_batch_size)
+        embedder = load_embedder(st.index.embedding_model, st.index.embedding_device, st.index.embedding_batch_size)
         for start in range(0, len(missing), FLUSH_EVERY):
             part = missing[start:start + FLUSH_EVERY]
             vectors = embedder.embed_passages([t for _, t in part])

@@ -30,11 +30,11 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     extracted = read_table(paths.table("extracted"), s.EXTRACTED).select([s.CONTENT_HASH, "markdown", "title"])
     documents = {r[s.CONTENT_HASH]: r for r in extracted.to_pylist()}
     st = ctx.settings
-    client = client_from_settings(st, paths.cache_dir(lp.LLM)) if st.enrich in ("auto", "llm") else None
-    if st.enrich == "llm" and client is None:
+    client = client_from_settings(st, paths.cache_dir(lp.LLM)) if st.index.enrich in ("auto", "llm") else None
+    if st.index.enrich == "llm" and client is None:
         log.warning("LAKERAG_ENRICH=llm but no LLM is configured (LAKERAG_LLM_BASE_URL, LAKERAG_LLM_MODEL); "
                     "using rules contexts")
-    mode = "llm" if client else ("rules" if st.enrich in ("rules", "llm") else "off")
+    mode = "llm" if client else ("rules" if st.index.enrich in ("rules", "llm") else "off")
     model = client.model if client else ("rules" if mode == "rules" else "none")
     previous = read_table(paths.table("contexts"), s.CONTEXTS)
     reuse = previous.filter(pc.and_(pc.equal(previous["model"], model),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -31,7 +30,6 @@ from lakehouse.graph_schemas import TABLES, graph_dir, load_graph_tables
 from lakehouse.ids import sha256_text
 from lakehouse.paths import LakePaths
 from lakehouse.runs import StageRecord
-from lakehouse.settings import Settings
 from lakehouse.storage import publish_versioned, read_json, read_table, write_json
 from models.llm import client_from_settings
 from transforms.stages.base import Stage
@@ -40,30 +38,10 @@ from transforms.stages.context import RunContext
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class GraphOptions:
-    """The graph stage's settings (``LAKERAG_GRAPH_*``)."""
-
-    with_llm: bool
-    llm_concurrency: int
-    min_concept_chunks: int
-    max_chunk_share: float
-    max_relations_per_chunk: int
-    max_cluster_size: int
-    seed: int
-
-    @classmethod
-    def of(cls, st: Settings) -> GraphOptions:
-        return cls(with_llm=st.graph_with_llm, llm_concurrency=st.graph_llm_concurrency,
-                   min_concept_chunks=st.graph_min_concept_chunks, max_chunk_share=st.graph_max_chunk_share,
-                   max_relations_per_chunk=st.graph_max_relations_per_chunk,
-                   max_cluster_size=st.graph_max_cluster_size, seed=st.graph_seed)
-
-
 def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     """Build the graph tables from the committed chunks (see the module docstring)."""
     record, started, paths, st = StageRecord("graph"), time.perf_counter(), ctx.paths, ctx.settings
-    options = GraphOptions.of(st)
+    options = st.graph
     log.info("workflow graph: started (run %s)", ctx.run_id)
     chunks = read_table(paths.table("chunks"), s.CHUNKS).select(
         ["chunk_id", s.DOCUMENT_ID, "text", "title", s.ACCESS_GROUPS]).to_pylist()

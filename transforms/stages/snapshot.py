@@ -49,11 +49,11 @@ def publish_run(ctx: RunContext) -> str:
     frozen = snapshot_id(ctx)
     if frozen is None:
         raise ValueError(f"run {ctx.run_id} has no snapshot yet")
-    if ctx.settings.dbt_on_index:  # the serving marts, before anything can read them
+    if ctx.settings.orchestration.dbt_on_index:  # the serving marts, before anything can read them
         from transforms.dbt_build import build_marts  # deferred: dbt is heavy and optional on this path
 
         build_marts(ctx.settings, frozen)
-    publish(ctx.paths, frozen, keep=ctx.settings.snapshot_keep)
+    publish(ctx.paths, frozen, keep=ctx.settings.orchestration.snapshot_keep)
     return frozen
 
 
@@ -75,7 +75,7 @@ def _counts(ctx: RunContext) -> dict[str, int]:
 
 def _models(ctx: RunContext) -> dict:
     st = ctx.settings
-    models = {"embedding": st.embedding_model, "llm": st.llm_model, "reranker": st.reranker_model}
+    models = {"embedding": st.index.embedding_model, "llm": st.llm.model, "reranker": st.index.reranker_model}
     if ctx.paths.table("vectors").exists():
         meta = pq.read_schema(ctx.paths.table("vectors")).metadata or {}
         models["embedding_id"] = meta.get(b"model_id", b"").decode()

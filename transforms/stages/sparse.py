@@ -40,7 +40,7 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     record.skipped = len(set(keys)) - record.processed
     found = cache.read(keys)
     tokens = dict(zip(found[KEY].to_pylist(), found["tokens"].to_pylist(), strict=True))
-    index = build_sparse_index(ids, [tokens[k] for k in keys], k1=st.bm25_k1, b=st.bm25_b)
+    index = build_sparse_index(ids, [tokens[k] for k in keys], k1=st.index.bm25_k1, b=st.index.bm25_b)
     publish_versioned(paths.tables, lp.SPARSE_SET, ctx.run_id, lambda folder: save_sparse_index(index, folder))
     record.seconds = time.perf_counter() - started
     record.save(paths, ctx.run_id)

@@ -9,6 +9,7 @@ from datetime import date
 import pytest
 
 from lakehouse.errors import ConfigError
+from lakehouse.settings import read_settings
 from serving.answers.access import ANONYMOUS, Access
 from serving.answers.citations import StreamChecker, check
 from serving.answers.errors import Unauthorized
@@ -16,7 +17,6 @@ from serving.answers.intent import catalog_query, route
 from serving.answers.prompt import Source, messages
 from serving.answers.sentences import split_units
 from serving.answers.types import Filters
-from serving.api.config import ApiConfig
 
 DEPARTMENTS = ["Enfermagem", "Recursos Humanos", "Tecnologia da Informação"]
 PEOPLE = {"approver": ["Dra. Helena Prado Vasconcelos", "Eduardo Vieira Gomes"],
@@ -127,12 +127,12 @@ def test_api_config_reads_the_environment(monkeypatch):
     monkeypatch.setenv("LAKERAG_API_PORT", "9001")
     monkeypatch.setenv("LAKERAG_API_TRUST_GATEWAY", "true")
     monkeypatch.setenv("LAKERAG_API_KEYS", '{"k": ["rh"]}')
-    config = ApiConfig.from_settings(object())
-    assert config.api_port == 9001 and config.api_trust_gateway and config.api_host == "127.0.0.1"
+    config = read_settings().api
+    assert config.port == 9001 and config.trust_gateway and config.host == "127.0.0.1"
     assert "rh" not in repr(config)  # the inline keys are not in the repr
     monkeypatch.setenv("LAKERAG_API_PORT", "many")
     with pytest.raises(ConfigError, match="LAKERAG_API_PORT"):
-        ApiConfig.from_settings(object())
+        read_settings()
 
 
 def test_prompt_fences_sources_as_data():
