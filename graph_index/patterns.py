@@ -7,15 +7,12 @@ part-of-speech tagger for Portuguese, so types come from heads ("Secretaria", "H
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from lakehouse.text import fold  # noqa: F401 - the one fold, re-exported for the graph modules
 
 _COMBINING = re.compile(r"[\u0300-\u036f]+")
 
 
-def fold(text: str) -> str:
-    """Lower-case, without accents."""
-    text = text.lower()
-    return text if text.isascii() else _COMBINING.sub("", unicodedata.normalize("NFKD", text))
 
 
 def _words(text: str) -> frozenset[str]:

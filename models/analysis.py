@@ -11,11 +11,11 @@ that only shares parts with it while a partial query still matches. "art. 5º" b
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
 
 import Stemmer
 
+from lakehouse.text import fold
 from models.stopwords import ENGLISH, ENGLISH_MARKERS, NEGATIONS, PORTUGUESE, PORTUGUESE_MARKERS
 
 __all__ = ["LANGUAGES", "analyze", "detect_language"]
@@ -46,12 +46,9 @@ _word_cache: dict[str, dict[str, str | None]] = {"pt": {}, "en": {}}
 
 
 def _fold(text: str) -> str:
-    """Lower-case and strip accents; ASCII text takes a fast path."""
+    """``lakehouse.text.fold`` after dropping ordinal indicators and unifying dashes."""
     text = text.lower()
-    if text.isascii():
-        return text
-    text = _ORDINAL.sub("", text.translate(_DASHES))
-    return _COMBINING.sub("", unicodedata.normalize("NFKD", text))
+    return text if text.isascii() else fold(_ORDINAL.sub("", text.translate(_DASHES)))
 
 
 @cache

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from lakehouse.errors import ConfigError
+from lakehouse.text import fold
 
 UNCLASSIFIED = "unclassified"
 SIDECAR_SUFFIX = ".meta.yaml"
-
-
-def fold(text: str) -> str:
-    """Case- and accent-insensitive form used to compare prefixes."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
 
 @dataclass(frozen=True)

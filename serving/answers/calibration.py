@@ -38,10 +38,10 @@ def measure(service: AnswerService, questions: list[dict]) -> list[Case]:
         caller = Caller("calibration", frozenset(q.get("groups") or ()))
         request = msgspec.convert({"question": q["question"], "mode": "auto"}, QueryRequest)
         state = service.prepare(request, caller)
-        if state["mode_used"] in ("catalog", "global"):  # not decided by the threshold
+        if state.mode_used in ("catalog", "global"):  # not decided by the threshold
             continue
-        missing = any(w.startswith("no readable document contains") for w in state["retrieved"].warnings)
-        cases.append(Case(q["id"], bool(q["answerable"]), float(state["relevance"] or 0.0), missing))
+        missing = any(w.startswith("no readable document contains") for w in state.retrieved.warnings)
+        cases.append(Case(q["id"], bool(q["answerable"]), float(state.relevance or 0.0), missing))
     return cases
 
 

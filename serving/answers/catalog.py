@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 
+from lakehouse.text import fold as _fold
 from serving.answers.errors import InvalidRequest
 from serving.answers.types import CatalogItem, DocumentMeta
 from serving.search.index import PUBLIC
@@ -27,7 +28,8 @@ COLUMNS = ("document_id", "title", "path", "doc_type", "access_groups", "version
 DUE_SOON_DAYS = 30
 _FROM_PARQUET = """
 create table catalog as
-select d.document_id, coalesce(nullif(e.title, ''), d.path) as title, d.path, d.doc_type, d.access_groups,
+select d.document_id, coalesce(nullif(e.title, ''), regexp_extract(d.path, '([^/]+?)(\\.[^./]*)?$', 1)) as title,
+       d.path, d.doc_type, d.access_groups,
        e.version, e.issue_date, e.last_review_date, e.next_review_date, e.responsible, e.approver, e.department
 from read_parquet(?) d left join read_parquet(?) e using (content_hash)
 where d.is_current and d.status = 'active'
@@ -144,10 +146,6 @@ def _item(row: dict, as_of: date) -> CatalogItem:
                        days_to_review=(nxt - as_of).days if nxt else None)
 
 
-def _fold(text: str) -> str:
-    import unicodedata
-
-    return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
 
 
 def _from_dbt(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> bool:

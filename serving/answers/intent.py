@@ -9,9 +9,9 @@ document type. Names are matched against the catalog's own values, accent- and c
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import replace
 
+from lakehouse.text import fold as base_fold
 from serving.answers.catalog import CatalogQuery
 
 _LIST = re.compile(r"\b(quais|qual e a lista|liste|listar|lista de|which|list|show me)\b")
@@ -40,8 +40,8 @@ DOC_TYPE_ALIASES = {
 
 
 def fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text.lower())
-    return " ".join("".join(c for c in text if not unicodedata.combining(c)).split())
+    """``lakehouse.text.fold`` with runs of whitespace collapsed."""
+    return " ".join(base_fold(text).split())
 
 
 def _singular(words: str) -> str:

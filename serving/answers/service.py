@@ -12,6 +12,7 @@ from serving.answers.catalog import CatalogQuery
 from serving.answers.engine import Engine
 from serving.answers.errors import InvalidRequest, ModeUnavailable, NotFound
 from serving.answers.intent import catalog_query, route
+from serving.answers.prepared import Prepared
 from serving.answers.reloader import SnapshotHolder
 from serving.answers.streaming import stream_answer
 from serving.answers.types import (
@@ -29,17 +30,10 @@ from serving.answers.types import (
     SectionRef,
 )
 from serving.answers.wording import language_of
+from serving.graph.errors import GraphNotReady, GraphSearchError
 from serving.search.retriever import RetrievalConfig, SearchError
 
 DEFAULT_MIN_RELEVANCE = 0.40
-
-
-def _graph_errors() -> tuple[type[Exception], ...]:
-    try:
-        from serving.graph.errors import GraphSearchError
-    except ImportError:
-        return ()
-    return (GraphSearchError,)
 
 
 def _ms(started: float) -> float:
@@ -58,7 +52,7 @@ class AnswerService:
         return cat.values("department"), {k: cat.values(k) for k in ("approver", "responsible")}, \
             cat.values("doc_type")
 
-    def prepare(self, req: QueryRequest, caller: Caller) -> dict:
+    def prepare(self, req: QueryRequest, caller: Caller) -> Prepared:
         """Everything up to the answer text: the mode, the evidence, the relevance and the refusal decision."""
         engine = self.holder.require()
         started = time.perf_counter()
@@ -74,17 +68,13 @@ class AnswerService:
             if cq is None:
                 raise InvalidRequest("mode 'catalog' needs a listing question about document metadata (review "
                                      "dates, owners, departments, types); use GET /v1/catalog for filters", "mode")
-        state = {"engine": engine, "question": question, "language": language, "mode_used": mode, "req": req,
-                 "caller": caller, "started": started, "catalog": None, "retrieved": None}
         if cq is not None:
             cq = CatalogQuery(**{**cq.__dict__, "as_of": req.as_of or date.today()})
             items, total = engine.catalog.query(cq, caller.effective)
-            state["catalog"] = (cq, items, total)
-            state["draft"] = compose.catalog_text(items, total, cq, language)
-            state["retrieved"] = modes.Retrieved("catalog", evidence=compose.catalog_evidence(items, engine))
-            state["retrieved"].timings["catalog_ms"] = _ms(started)
-            state["relevance"] = None
-            return state
+            listed = modes.Retrieved("catalog", evidence=compose.catalog_evidence(items, engine))
+            listed.timings["catalog_ms"] = _ms(started)
+            return Prepared(engine, question, language, mode, req, caller, started, listed,
+                            catalog=(cq, items, total), draft=compose.catalog_text(items, total, cq, language))
         t = time.perf_counter()
         vector = engine.embed(question) if engine.embedder is not None else None
         embed_ms = _ms(t)
@@ -96,11 +86,11 @@ class AnswerService:
                                         req.community_level, vector)
         except SearchError as exc:
             raise InvalidRequest(str(exc)) from exc
-        except _graph_errors() as exc:  # a bad community level, or graph tables that do not load
-            unavailable = type(exc).__name__ == "GraphNotReady"
-            raise (ModeUnavailable if unavailable else InvalidRequest)(str(exc)) from exc
+        except GraphNotReady as exc:  # graph tables that do not load
+            raise ModeUnavailable(str(exc)) from exc
+        except GraphSearchError as exc:  # a bad community level
+            raise InvalidRequest(str(exc)) from exc
         retrieved.timings["embed_ms"] = embed_ms
-        state["mode_used"] = retrieved.mode_used
         weights = engine.relevance.weights(question, language)
         if mode == "global":  # rated points (0-100) already measure how each report finding covers the question
             relevance = max((e.score for e in retrieved.evidence), default=0.0) / 100
@@ -108,24 +98,19 @@ class AnswerService:
             relevance = engine.relevance.score(weights, language, [s.text for s in retrieved.sources])
         missing = engine.relevance.missing_codes(
             weights, lambda: engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters)))
-        state.update(retrieved=retrieved, relevance=round(relevance, 4), weights=weights)
         if missing:
             retrieved.warnings.append(f"no readable document contains {', '.join(m.upper() for m in missing)}")
         below = relevance < self.min_relevance and mode != "global"
-        if not retrieved.sources or below or missing:
-            state["draft"] = compose.refusal(language)
-        else:
-            state["draft"] = None
-        return state
+        refused = not retrieved.sources or below or missing
+        return Prepared(engine, question, language, retrieved.mode_used, req, caller, started, retrieved,
+                        relevance=round(relevance, 4), weights=weights,
+                        draft=compose.refusal(language) if refused else None)
 
-    def fallback(self, state: dict) -> compose.Draft:
-        retrieved: modes.Retrieved = state["retrieved"]
-        return compose.extractive(state["weights"], state["language"], retrieved, state["req"].filters)
+    def fallback(self, state: Prepared) -> compose.Draft:
+        return compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
 
-    def finish(self, state: dict, draft: compose.Draft, request_id: str) -> Answer:
-        engine: Engine = state["engine"]
-        retrieved: modes.Retrieved = state["retrieved"]
-        req: QueryRequest = state["req"]
+    def finish(self, state: Prepared, draft: compose.Draft, request_id: str) -> Answer:
+        engine, retrieved, req = state.engine, state.retrieved, state.req
         status = draft.status
         if status == "answered" and retrieved.partial:
             status = "partial"
@@ -135,27 +120,27 @@ class AnswerService:
                           doc_type=e.doc_type, metadata=e.metadata)
                  for n in draft.cited if (e := by_n.get(n)) is not None]
         timings = dict(retrieved.timings)
-        timings["total_ms"] = _ms(state["started"])
+        timings["total_ms"] = _ms(state.started)
         return Answer(request_id=request_id, question=req.question, mode=req.mode,
-                      mode_used=state["mode_used"],
-                      status=status, answer=draft.text, language=state["language"], citations=cites,
+                      mode_used=state.mode_used,
+                      status=status, answer=draft.text, language=state.language, citations=cites,
                       evidence=retrieved.evidence,
                       suggestions=compose.suggestions(engine, retrieved) if status == "not_found" else [],
-                      filters=req.filters, generator=draft.generator, relevance=state["relevance"],
+                      filters=req.filters, generator=draft.generator, relevance=state.relevance,
                       timings=timings, snapshot_id=engine.snapshot_id,
                       warnings=[*retrieved.warnings, *draft.warnings])
 
     def query(self, req: QueryRequest, caller: Caller, request_id: str) -> Answer:
         state = self.prepare(req, caller)
-        draft = state["draft"]
+        draft = state.draft
         if draft is None:
             fallback = self.fallback(state)
-            gen = state["engine"].generator
+            gen = state.engine.generator
             if gen is not None and req.generate and fallback.status != "not_found":
                 t = time.perf_counter()
-                draft = compose.generated(gen, state["question"], state["language"], state["retrieved"],
+                draft = compose.generated(gen, state.question, state.language, state.retrieved,
                                           req.filters, fallback)
-                state["retrieved"].timings["generation_ms"] = _ms(t)
+                state.retrieved.timings["generation_ms"] = _ms(t)
             else:
                 draft = fallback
         return self.finish(state, draft, request_id)
@@ -163,7 +148,7 @@ class AnswerService:
     def query_stream(self, req: QueryRequest, caller: Caller, request_id: str):
         """Server-sent events (event name, data) for one question; see ``streaming``."""
         state = self.prepare(req, caller)
-        return stream_answer(self, state, request_id)
+        return stream_answer(state, self.fallback, self.finish, request_id)
 
     def readiness(self) -> dict:
         engine = self.holder.engine

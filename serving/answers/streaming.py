@@ -16,18 +16,16 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import msgspec
 
 from models.llm import LLMError
 from serving.answers import compose, prompt
 from serving.answers.citations import StreamChecker
-from serving.answers.types import Citation
-
-if TYPE_CHECKING:
-    from serving.answers.service import AnswerService
+from serving.answers.prepared import Prepared
+from serving.answers.types import Answer, Citation
 
 log = logging.getLogger(__name__)
 _PIECES = re.compile(r"\S+\s*|\s+")
@@ -48,22 +46,25 @@ def _replay(text: str, retrieved: Any, n_sources: int) -> Iterator[tuple[str, An
     yield from _emit(checker.close(), retrieved)
 
 
-def stream_answer(service: AnswerService, state: dict, request_id: str) -> Iterator[tuple[str, Any]]:
-    retrieved = state["retrieved"]
-    engine = state["engine"]
-    req = state["req"]
-    yield "meta", {"request_id": request_id, "mode": req.mode, "mode_used": state["mode_used"],
-                   "snapshot_id": engine.snapshot_id, "language": state["language"],
+def stream_answer(state: Prepared, fallback_of: Callable[[Prepared], compose.Draft],
+                  finish: Callable[[Prepared, compose.Draft, str], Answer], request_id: str
+                  ) -> Iterator[tuple[str, Any]]:
+    """The events of one answer; ``fallback_of`` and ``finish`` are the service's own steps."""
+    retrieved = state.retrieved
+    engine = state.engine
+    req = state.req
+    yield "meta", {"request_id": request_id, "mode": req.mode, "mode_used": state.mode_used,
+                   "snapshot_id": engine.snapshot_id, "language": state.language,
                    "evidence": msgspec.to_builtins(retrieved.evidence)}
-    draft = state["draft"]
+    draft = state.draft
     gen = engine.generator
     if draft is None:
-        fallback = service.fallback(state)
+        fallback = fallback_of(state)
         use_llm = gen is not None and req.generate and fallback.status != "not_found"
         if use_llm and not retrieved.graph_answer:
             draft = yield from _generate(gen, state, fallback)
         elif use_llm:
-            draft = compose.generated(gen, state["question"], state["language"], retrieved, req.filters,
+            draft = compose.generated(gen, state.question, state.language, retrieved, req.filters,
                                       fallback)
         else:
             draft = fallback
@@ -71,14 +72,14 @@ def stream_answer(service: AnswerService, state: dict, request_id: str) -> Itera
         yield from _replay(draft.text, retrieved, len(retrieved.evidence))
     for message in draft.warnings:
         yield "warning", {"message": message}
-    yield "done", msgspec.to_builtins(service.finish(state, draft, request_id))
+    yield "done", msgspec.to_builtins(finish(state, draft, request_id))
 
 
-def _generate(gen: Any, state: dict, fallback: compose.Draft):
+def _generate(gen: Any, state: Prepared, fallback: compose.Draft):
     """Stream the model's answer with citations checked on the fly; returns the final draft."""
-    retrieved = state["retrieved"]
-    messages = prompt.messages(state["question"], state["language"], retrieved.sources, retrieved.notes,
-                               state["req"].filters)
+    retrieved = state.retrieved
+    messages = prompt.messages(state.question, state.language, retrieved.sources, retrieved.notes,
+                               state.req.filters)
     checker = StreamChecker(len(retrieved.sources), retrieved.ids)
     parts: list[str] = []
     started = time.perf_counter()
@@ -97,7 +98,7 @@ def _generate(gen: Any, state: dict, fallback: compose.Draft):
         return draft
     finally:
         retrieved.timings["generation_ms"] = round((time.perf_counter() - started) * 1000, 3)
-    draft = compose.checked("".join(parts), retrieved, f"llm:{gen.model}", fallback, state["language"])
+    draft = compose.checked("".join(parts), retrieved, f"llm:{gen.model}", fallback, state.language)
     if not draft.generator.startswith("llm:") or draft.status != "answered":
         draft.warnings.append("the streamed text was replaced; use the answer in the done event")
     draft.streamed = True

@@ -5,11 +5,8 @@ from __future__ import annotations
 from datetime import date
 
 from models.analysis import detect_language
+from serving.texts import NOT_FOUND  # noqa: F401 - wording's texts, the refusal among them
 
-NOT_FOUND = {
-    "pt": "Não encontrei essa informação nos documentos disponíveis.",
-    "en": "I could not find this information in the available documents.",
-}
 SUGGEST = {
     "pt": "Documentos mais próximos e seus responsáveis:",
     "en": "Closest documents and who owns them:",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from lakehouse.text import fold as base_fold
 from models.analysis import LANGUAGES, analyze
 
 _COMBINING = re.compile(r"[\u0300-\u036f]+")
@@ -16,8 +16,7 @@ MAX_NGRAM = 6
 def fold(text: str) -> str:
     """Casefold, strip accents, keep letters and digits separated by single spaces
     ("São-Paulo" -> "sao paulo")."""
-    text = _COMBINING.sub("", unicodedata.normalize("NFKD", text.casefold()))
-    return " ".join(_NON_WORD.sub(" ", text).split())
+    return " ".join(_NON_WORD.sub(" ", base_fold(text)).split())
 
 
 def analysed_key(text: str, language: str) -> str:

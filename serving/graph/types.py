@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from serving.texts import NOT_FOUND as REFUSALS
+
 EvidenceKind = Literal["chunk", "entity", "relationship", "report"]
 
-NOT_FOUND = "Não encontrei informação suficiente nos documentos disponíveis para responder."
+NOT_FOUND = REFUSALS["pt"]  # the graph modes' own answer when nothing readable matches
 
 
 @dataclass

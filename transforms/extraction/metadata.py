@@ -10,9 +10,9 @@ table first; a label in the header of a small table next; a version written with
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any
 
+from lakehouse.text import fold_aligned
 from transforms.extraction.dates import DATE, first_date, parse_date
 from transforms.extraction.types import Extracted, GovernanceMetadata
 
@@ -54,9 +54,7 @@ _MAX_HEADER_TABLE_ROWS = 2  # a footer table has names (and maybe dates) under i
 Candidate = tuple[int, int, str, Any]  # rank, order, field, value
 
 
-def fold(text: str) -> str:
-    """Lower case without accents, one character per character (so match offsets apply to the original)."""
-    return "".join((unicodedata.normalize("NFD", c)[0].lower() or c)[0] for c in text)
+fold = fold_aligned  # label matches are found in the folded line and read from the original
 
 
 def extract_metadata(extracted: Extracted, fallback_title: str) -> GovernanceMetadata:

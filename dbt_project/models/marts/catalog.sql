@@ -30,7 +30,7 @@ final as (
     select
         documents.document_id,
         documents.path,
-        coalesce(extracted.title, regexp_extract(documents.path, '([^/]+?)(\.[^./]*)?$', 1)) as title,
+        coalesce(nullif(extracted.title, ''), regexp_extract(documents.path, '([^/]+?)(\.[^./]*)?$', 1)) as title,
         documents.doc_type,
         documents.access_groups,
         documents.status,
