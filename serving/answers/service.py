@@ -79,11 +79,8 @@ class AnswerService:
         vector = engine.embed(question) if engine.embedder is not None else None
         embed_ms = _ms(t)
         try:
-            if mode == "basic":
-                retrieved = modes.basic(engine, question, caller.effective, req.filters, req.top_k, vector)
-            else:
-                retrieved = modes.graph(engine, mode, question, caller.effective, req.filters, req.top_k,
-                                        req.community_level, vector)
+            retrieved = modes.retrieve(mode, modes.ModeRequest(engine, question, caller.effective, req.filters,
+                                                               req.top_k, req.community_level, vector))
         except SearchError as exc:
             raise InvalidRequest(str(exc)) from exc
         except GraphNotReady as exc:  # graph tables that do not load
@@ -174,7 +171,7 @@ class AnswerService:
         return SearchResults(query=req.question, snapshot_id=engine.snapshot_id,
                              timings={k: round(v, 3) for k, v in retriever.timings.items()},
                              hits=[SearchHit(chunk_id=h.chunk_id, document_id=h.document_id, title=h.title,
-                                             section=modes._section(h.heading_path), heading_path=h.heading_path,
+                                             section=modes.section_of(h.heading_path), heading_path=h.heading_path,
                                              pages=h.pages, path=h.path, doc_type=h.doc_type, text=h.text,
                                              score=round(h.score, 6),
                                              scores={k: round(v, 6) for k, v in h.scores.items() if v == v})
@@ -190,7 +187,7 @@ class AnswerService:
         ix = engine.index
         return Section(chunk_id=ix.chunk_ids[row], document_id=ix.document_ids[row],
                        ordinal=engine.ordinals[row],
-                       heading_path=list(ix.heading_paths[row]), section=modes._section(list(ix.heading_paths[row])),
+                       heading_path=list(ix.heading_paths[row]), section=modes.section_of(list(ix.heading_paths[row])),
                        pages=list(ix.pages[row]), text=ix.texts[row])
 
     def document(self, document_id: str, caller: Caller) -> Document:
@@ -202,7 +199,7 @@ class AnswerService:
                         path=ix.paths[rows[0]], doc_type=str(ix.doc_types[rows[0]]),
                         metadata=engine.catalog.meta(document_id) or DocumentMeta(),
                         sections=[SectionRef(chunk_id=ix.chunk_ids[r], ordinal=engine.ordinals[r],
-                                             section=modes._section(list(ix.heading_paths[r])),
+                                             section=modes.section_of(list(ix.heading_paths[r])),
                                              pages=list(ix.pages[r])) for r in rows],
                         snapshot_id=engine.snapshot_id)
 

@@ -1,30 +1,30 @@
-"""Evidence for a question in each retrieval mode, as numbered sources ready for an answer.
+"""The one mode interface: a ``ModeRequest`` in, a ``Retrieved`` out (numbered sources ready for an answer).
 
-``basic`` is hybrid chunk retrieval. ``local``, ``global`` and ``hybrid`` run the snapshot's graph searcher;
-without a graph index they fall back to ``basic`` and say so (status ``partial``). Chunks and reports are the
-citable sources, numbered in rank order; entities and relationships go to the prompt as notes that point to
-those numbers.
-"""
+Chunks and reports are the citable sources, numbered in rank order; entities and relationships go to the prompt
+as notes that point to those numbers. Every mode builds its evidence with ``add_chunk`` and ``add_graph_result``,
+so a citation means the same thing whichever mode found it."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+import numpy as np
 
 from serving.answers.engine import Engine
 from serving.answers.errors import InvalidRequest
 from serving.answers.prompt import Source
 from serving.answers.types import EvidenceItem, Filters
+from serving.graph import SearchResult
 from serving.search.retriever import Filters as RetrievalFilters
-from serving.search.retriever import Hit
 
-GRAPH_MODES = ("local", "global", "hybrid")
 MAX_NOTES = 12
 
 
 @dataclass
 class Retrieved:
+    """What a mode found: evidence items (citable ones numbered), the sources an answer may cite, notes."""
+
     mode_used: str
     evidence: list[EvidenceItem] = field(default_factory=list)
     sources: list[Source] = field(default_factory=list)
@@ -34,6 +34,26 @@ class Retrieved:
     warnings: list[str] = field(default_factory=list)
     partial: bool = False
     graph_answer: str | None = None  # global search's own answer (LLM reduce), citing ids
+
+
+@dataclass(frozen=True)
+class ModeRequest:
+    """One question as every mode receives it; ``groups`` are the caller's, applied before any ranking."""
+
+    engine: Engine
+    question: str
+    groups: frozenset[str]
+    filters: Filters | None = None
+    top_k: int = 8
+    level: int | None = None  # community level (global)
+    vector: np.ndarray | None = None  # the question's embedding, computed once per request
+
+
+class Mode(Protocol):
+    name: str
+    needs_graph: bool  # without the snapshot's graph index the mode falls back to basic, marked partial
+
+    def retrieve(self, request: ModeRequest) -> Retrieved: ...
 
 
 def retrieval_filters(filters: Filters | None) -> RetrievalFilters | None:
@@ -50,7 +70,7 @@ def retrieval_filters(filters: Filters | None) -> RetrievalFilters | None:
                             review_to=filters.review_to)
 
 
-def _section(heading_path: list[str]) -> str:
+def section_of(heading_path: list[str]) -> str:
     return " > ".join(heading_path[1:] if len(heading_path) > 1 else heading_path)
 
 
@@ -67,12 +87,12 @@ def _plain(extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _add_chunk(engine: Engine, out: Retrieved, row: int, score: float, extra: dict | None = None) -> None:
+def add_chunk(engine: Engine, out: Retrieved, row: int, score: float, extra: dict | None = None) -> None:
     ix = engine.index
     n = len(out.sources) + 1
     chunk_id, document_id = ix.chunk_ids[row], ix.document_ids[row]
     meta = engine.catalog.meta(document_id)
-    section = _section(list(ix.heading_paths[row]))
+    section = section_of(list(ix.heading_paths[row]))
     out.evidence.append(EvidenceItem(kind="chunk", id=chunk_id, score=round(float(score), 6),
                                      text=ix.texts[row],
                                      n=n, document_id=document_id, title=ix.titles[row], section=section,
@@ -83,53 +103,15 @@ def _add_chunk(engine: Engine, out: Retrieved, row: int, score: float, extra: di
     out.ids[chunk_id] = n
 
 
-def basic(engine: Engine, question: str, groups: frozenset[str], filters: Filters | None, top_k: int,
-          vector: Any) -> Retrieved:
-    out = Retrieved("basic")
-    retriever = engine.retriever()
-    started = time.perf_counter()
-    hits: list[Hit] = retriever.search(question, groups, retrieval_filters(filters), top_k, engine.config,
-                                       query_vector=vector)
-    out.timings.update({k: round(v, 3) for k, v in retriever.timings.items()})
-    out.timings["retrieval_ms"] = round((time.perf_counter() - started) * 1000, 3)
-    for hit in hits:
-        _add_chunk(engine, out, hit.row, hit.score,
-                   {"scores": {k: round(v, 6) for k, v in hit.scores.items()}})
-    return out
-
-
-def graph(engine: Engine, mode: str, question: str, groups: frozenset[str],
-          filters: Filters | None, top_k: int,
-          level: int | None, vector: Any) -> Retrieved:
-    """A graph mode, or ``basic`` marked partial when the snapshot has no graph index."""
+def add_graph_result(engine: Engine, out: Retrieved, result: SearchResult, top_k: int) -> None:
+    """A graph search's evidence as numbered sources: its chunks (at most ``top_k``), then its reports; entities
+    and relationships become notes citing those numbers."""
     if engine.graph is None:
-        out = basic(engine, question, groups, filters, top_k, vector)
-        out.partial = True
-        out.warnings.append(f"mode {mode!r} needs the graph index: {engine.graph_reason}; answered with basic "
-                            f"retrieval instead")
-        return out
-    searcher = engine.graph_searcher(engine.retriever())
-    started = time.perf_counter()
-    if mode == "global":
-        result = searcher.global_search(question, groups, level=level, query_vector=vector)
-    else:
-        run = searcher.local if mode == "local" else searcher.hybrid
-        result = run(question, groups, retrieval_filters(filters), top_k, query_vector=vector)
-    out = Retrieved(mode, timings={k: round(float(v), 3) for k, v in result.timings.items()})
-    out.timings["graph_search_ms"] = round((time.perf_counter() - started) * 1000, 3)
-    if mode == "global" and filters is not None and not filters.is_empty():
-        out.warnings.append("filters do not apply to global search (community reports span documents)")
-    _from_result(engine, out, result, top_k)
-    if mode == "global" and result.answer and result.evidence:
-        out.graph_answer = result.answer
-    return out
-
-
-def _from_result(engine: Engine, out: Retrieved, result: Any, top_k: int) -> None:
+        raise ValueError("a graph result needs the engine's graph")
     row_of = engine.graph.store.row_of
     chunks = [e for e in result.evidence if e.kind == "chunk"][:top_k]
     for item in chunks:
-        _add_chunk(engine, out, row_of[item.id], item.score, item.extra)
+        add_chunk(engine, out, row_of[item.id], item.score, item.extra)
     for item in (e for e in result.evidence if e.kind == "report"):
         n = len(out.sources) + 1
         title = str(item.extra.get("title") or item.id)
@@ -145,4 +127,3 @@ def _from_result(engine: Engine, out: Retrieved, result: Any, top_k: int) -> Non
             refs = "".join(f"[{out.ids[c]}]" for c in item.chunk_ids if c in out.ids)
             label = item.extra.get("name") or f"{item.extra.get('source')} — {item.extra.get('target')}"
             out.notes.append(f"{label}: {' '.join(item.text.split())[:300]} {refs}".strip())
-
