@@ -20,3 +20,6 @@ class DocumentError(LakeragError):
         super().__init__(reason)
         self.reason = reason
         self.stage = stage
+
+    def __reduce__(self):  # crosses process boundaries (the extraction watchdog) with its stage
+        return (DocumentError, (self.reason, self.stage))

@@ -78,6 +78,10 @@ class LakePaths:
     def failure(self, content_hash: str) -> Path:
         return self.cache_dir(FAILURES) / content_hash[:2] / f"{content_hash}.json"
 
+    def attempt(self, content_hash: str) -> Path:
+        """Written before a file is extracted and removed after: left behind, the run died on that file."""
+        return self.cache_dir(FAILURES) / content_hash[:2] / f"{content_hash}.attempt.json"
+
     def run_dir(self, run_id: str) -> Path:
         return self.runs / run_id
 

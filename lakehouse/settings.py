@@ -34,9 +34,17 @@ class IngestSettings(BaseSettings):
         False, description="Follow symlinks under the source folder. Even then only links whose target resolves "
         "inside the source are taken, with the target's own access groups; the rest are quarantined.")
     max_file_bytes: int = Field(50 * 1024 * 1024, gt=0, description="Files larger than this are quarantined.")
+    max_unzipped_bytes: int = Field(256 * 1024 * 1024, gt=0, description="A DOCX (ZIP) that inflates to more "
+                                    "is quarantined as a decompression bomb, before anything is decompressed.")
+    max_zip_members: int = Field(10_000, gt=0, description="A DOCX (ZIP) with more members is quarantined.")
+    max_zip_ratio: float = Field(100.0, gt=1, description="A DOCX inflating past 10 MB at a higher compression "
+                                 "ratio than this is quarantined.")
     batch_size: int = Field(25, ge=1, description="Documents per mapped task in the Airflow DAG.")
     chunk_size: int = Field(800, ge=200, description="Target chunk size in characters.")
     chunk_overlap: int = Field(120, ge=0, description="Characters of overlap between consecutive chunks.")
+    max_chunk_chars: int = Field(
+        8000, ge=200, description="Hard cap on a chunk's characters: a runaway line (no spaces, an endless table "
+        "row) is cut here instead of becoming one huge chunk that no embedder can take.")
 
 
 class ExtractionSettings(BaseSettings):
@@ -48,6 +56,9 @@ class ExtractionSettings(BaseSettings):
     ocr_languages: str = Field("por+eng", description="Tesseract language codes, joined by '+'.")
     ocr_dpi: int = Field(300, ge=72, le=600, description="Rendering resolution for OCR.")
     marker: bool = Field(False, description="Use Marker (GPU) for PDFs without a text layer; needs its models.")
+    extract_timeout: float = Field(
+        300.0, ge=0, description="Wall-time bound, in seconds, on one document's extraction (run in a worker "
+        "process that is killed on overrun; the document is quarantined). 0: in-process, unbounded.")
 
 
 class IndexSettings(BaseSettings):

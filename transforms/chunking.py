@@ -246,10 +246,13 @@ def split_markdown(
     page_spans: list[tuple[int, int]] | None = None,
     chunk_size: int = 800,
     chunk_overlap: int = 120,
+    max_chars: int | None = None,
 ) -> list[ChunkDraft]:
     """Split a document's Markdown into chunks that follow its headings, paragraphs, lists and tables.
 
-    ``page_spans[i]`` is the [start, end) span of page ``i + 1`` in ``markdown``.
+    ``page_spans[i]`` is the [start, end) span of page ``i + 1`` in ``markdown``. ``max_chars`` is a hard cap:
+    a body longer than that (a runaway line with no spaces, an endless table row) is cut into pieces of at most
+    ``max_chars`` characters, whatever its structure.
     """
     if chunk_size <= 0 or not 0 <= chunk_overlap < chunk_size:
         raise ValueError(
@@ -278,5 +281,22 @@ def split_markdown(
             char_end=end,
             pages=tuple(i + 1 for i, (ps, pe) in enumerate(page_spans or ()) if ps < end and start < pe),
         )
-        for k, (path, body, start, end) in enumerate(packer.finish())
+        for k, (path, body, start, end) in enumerate(_capped(packer.finish(), max_chars))
     ]
+
+
+def _capped(chunks: list[tuple[tuple[str, ...], str, int, int]], max_chars: int | None
+            ) -> list[tuple[tuple[str, ...], str, int, int]]:
+    """Hard-split bodies over ``max_chars``; a piece's span is its offset in the body, clipped to the source."""
+    if not max_chars:
+        return chunks
+    out = []
+    for path, body, start, end in chunks:
+        if len(body) <= max_chars:
+            out.append((path, body, start, end))
+            continue
+        for offset in range(0, len(body), max_chars):
+            piece_start = min(start + offset, end)
+            out.append((path, body[offset:offset + max_chars], piece_start,
+                        min(piece_start + max_chars, end)))
+    return out

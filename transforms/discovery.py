@@ -7,12 +7,12 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from stat import S_ISREG
 
 from lakehouse.errors import DocumentError, SourceError
 from lakehouse.ids import normalize_relpath, sha256_file
-from transforms.detection import detect_type
+from transforms.detection import ContainerLimits, detect_type
 from transforms.folders import SIDECAR_SUFFIX
 
 log = logging.getLogger(__name__)
@@ -111,11 +111,12 @@ def _walk(source: Path, follow: bool) -> Iterator[tuple[Path, DocumentError | No
             yield path, None
 
 
-def _entry(path: Path, relpath: str, known: Known, max_bytes: int, root: Path) -> ScanEntry:
+def _entry(path: Path, relpath: str, known: Known, max_bytes: int, root: Path, limits: ContainerLimits
+           ) -> ScanEntry:
     stat = path.stat()
     modified = datetime.fromtimestamp(stat.st_mtime_ns // 1000 / 1e6, tz=UTC)
     try:
-        target = normalize_relpath(path.resolve().relative_to(root).as_posix())
+        target = display_relpath(path.resolve().relative_to(root).as_posix())
     except ValueError:  # the walk never yields such a file; refuse rather than read outside the boundary
         return ScanEntry(relpath, path, error=DocumentError(LEAVES_SOURCE, stage="discover"))
     base = ScanEntry(relpath=relpath, abspath=path, size=stat.st_size, modified_at=modified,
@@ -126,7 +127,7 @@ def _entry(path: Path, relpath: str, known: Known, max_bytes: int, root: Path) -
         reason = f"file over the size limit: {stat.st_size} bytes > {max_bytes} (LAKERAG_MAX_FILE_BYTES)"
         return _with(base, error=DocumentError(reason, stage="discover"))
     try:
-        detected = detect_type(path, stat.st_size)
+        detected = detect_type(path, stat.st_size, limits)
     except DocumentError as exc:
         return _with(base, error=exc)
     previous = known.get(relpath)
@@ -141,7 +142,49 @@ def _with(entry: ScanEntry, **changes: object) -> ScanEntry:
     return ScanEntry(**{**entry.__dict__, **changes})
 
 
-def scan_source(source: Path, known: Known, max_bytes: int, follow_symlinks: bool = False) -> list[ScanEntry]:
+def display_relpath(relpath: str) -> str:
+    """A relative path as tables store it: NFC, with the bytes of a name that is not valid UTF-8 (as Latin-1
+    systems write them) shown as U+FFFD. ``locate`` finds the file on disk again from this form."""
+    return normalize_relpath(os.fsencode(relpath).decode("utf-8", "replace"))
+
+
+def locate(source: Path, relpath: str) -> Path | None:
+    """The file under ``source`` whose stored path is ``relpath``: the bytes on disk are opened as they are
+    (a macOS NFD name, or a Latin-1 one), while tables compare paths in one normal form."""
+    direct = source / PurePosixPath(relpath)
+    if direct.exists():
+        return direct
+    current = source
+    for part in PurePosixPath(relpath).parts:
+        try:
+            names = sorted(os.listdir(current))
+        except OSError:
+            return None
+        match = next((name for name in names if display_relpath(name) == part), None)
+        if match is None:
+            return None
+        current = current / match
+    return current
+
+
+def _twins(entries: list[ScanEntry]) -> list[ScanEntry]:
+    """Quarantine all but the first of several files whose names differ only in Unicode normal form or in
+    undecodable bytes: they would share one path (and one document) in the tables."""
+    first: dict[str, ScanEntry] = {}
+    out = []
+    for entry in entries:
+        if entry.relpath in first and entry.error is None:
+            kept, mine = first[entry.relpath].abspath.name, entry.abspath.name
+            reason = (f"same name as another file once normalised (NFC/NFD twins or undecodable bytes): "
+                      f"{ascii(mine)} is not ingested, {ascii(kept)} is")
+            entry = ScanEntry(entry.relpath, entry.abspath, error=DocumentError(reason, stage="discover"))
+        first.setdefault(entry.relpath, entry)
+        out.append(entry)
+    return out
+
+
+def scan_source(source: Path, known: Known, max_bytes: int, follow_symlinks: bool = False,
+                limits: ContainerLimits | None = None) -> list[ScanEntry]:
     """Every file under ``source`` with its hash and type, or the reason it must be quarantined.
 
     The source folder is a permission boundary: nothing outside it is read, whatever links point there.
@@ -152,14 +195,22 @@ def scan_source(source: Path, known: Known, max_bytes: int, follow_symlinks: boo
         raise SourceError(f"source folder is not readable: {source}")
     entries = []
     root = source.resolve()
+    limits = limits or ContainerLimits()
     for path, problem in _walk(source, follow_symlinks):
-        relpath = normalize_relpath(path.relative_to(source).as_posix())
+        relpath = display_relpath(path.relative_to(source).as_posix())
         if problem is not None:
             entries.append(ScanEntry(relpath=relpath, abspath=path, error=problem))
             continue
         try:
-            entries.append(_entry(path, relpath, known, max_bytes, root))
+            entries.append(_entry(path, relpath, known, max_bytes, root, limits))
         except PermissionError:
             entries.append(ScanEntry(relpath, path, error=DocumentError("permission denied", "discover")))
+        except OSError as exc:  # a name too long for the file system, an I/O error: this file only
+            reason = f"cannot be read: {exc.strerror or exc}"
+            entries.append(ScanEntry(relpath, path, error=DocumentError(reason, "discover")))
+        except Exception as exc:  # noqa: BLE001 - one hostile file never stops the scan
+            log.exception("discovery of %s failed", relpath)
+            reason = f"discovery failed: {type(exc).__name__}: {exc}"
+            entries.append(ScanEntry(relpath, path, error=DocumentError(reason, "discover")))
     log.info("scanned %s: %d entries", source, len(entries))
-    return entries
+    return _twins(entries)

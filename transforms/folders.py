@@ -38,11 +38,18 @@ class FolderConfig:
 
     def groups_for(self, relpath: str, sidecar: Path | None = None) -> tuple[str, ...]:
         """Groups from the sidecar when present, else the longest matching access prefix, else the default."""
-        if sidecar is not None and sidecar.is_file():
+        if sidecar is not None and _is_file(sidecar):
             return _sidecar_groups(sidecar)
         rule = _longest_match(self.access, relpath)
         groups = rule.value if rule else self.default_groups
         return tuple(sorted(set(groups)))
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # e.g. a 255-byte file name leaves no room for its sidecar's: there is none
+        return False
 
 
 def _longest_match(rules: tuple[PrefixRule, ...], relpath: str) -> PrefixRule | None:
@@ -62,6 +69,8 @@ def _sidecar_groups(sidecar: Path) -> tuple[str, ...]:
         data = yaml.safe_load(sidecar.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{sidecar}: not valid YAML ({exc})") from exc
+    except OSError as exc:
+        raise ConfigError(f"{sidecar}: cannot read the sidecar ({exc.strerror or exc})") from exc
     if not isinstance(data, dict) or "groups" not in data:
         raise ConfigError(f"{sidecar}: a sidecar must be a mapping with a 'groups' list")
     return _groups(data["groups"], str(sidecar))
@@ -94,6 +103,8 @@ def load_folder_config(path: Path) -> FolderConfig:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid YAML ({exc})") from exc
+    except OSError as exc:  # a folder named .lakerag.yaml, no permission
+        raise ConfigError(f"{path}: cannot read the folder configuration ({exc.strerror or exc})") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the folder configuration must be a mapping")
     default = data.get("default_groups", [])

@@ -37,8 +37,10 @@ def _classify(entries: list[ScanEntry], current: list[dict], taken: set[str]) ->
     by_path = {row[s.PATH]: row for row in current}
     rows: list[_Row] = []
     fresh: list[ScanEntry] = []
+    claimed: set[str] = set()  # a path's document goes to the first file of that name, never to its twin
     for entry in entries:
-        prev = by_path.get(entry.relpath)
+        prev = None if entry.relpath in claimed else by_path.get(entry.relpath)
+        claimed.add(entry.relpath)
         if prev is None:
             fresh.append(entry)
         elif entry.error is not None:

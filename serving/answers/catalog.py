@@ -119,7 +119,11 @@ class Catalog:
                 params.append(f"%{_fold(value)}%")
         if q.due_within_days is not None:
             where.append("next_review_date between ? and ?")
-            params += [as_of, as_of + timedelta(days=q.due_within_days)]
+            try:
+                until = as_of + timedelta(days=q.due_within_days)
+            except OverflowError:  # as_of near 9999-12-31: every later date is "within"
+                until = date.max
+            params += [as_of, until]
         if q.outdated is not None:
             where.append("next_review_date < ?" if q.outdated
                          else "(next_review_date >= ? or next_review_date is null)")

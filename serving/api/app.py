@@ -18,7 +18,7 @@ from lakehouse.settings import Settings, get_settings
 from serving.answers import Access, AnswerService, Caller, SnapshotHolder
 from serving.answers.generation import Generator
 from serving.api.controllers import CatalogController, DocumentController, OpsController, QueryController
-from serving.api.errors import handle
+from serving.api.errors import handle, require_json
 from serving.api.observability import Metrics, ObservedApp
 from serving.api.page import page, static_router
 
@@ -68,6 +68,7 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
         dependencies={"service": Provide(_service, sync_to_thread=False),
                       "caller": Provide(_caller, sync_to_thread=False)},
         exception_handlers={Exception: handle},
+        before_request=require_json,
         openapi_config=openapi,
         on_startup=[startup], on_shutdown=[holder.stop],
         state=State({"service": service, "access": access, "metrics": Metrics(), "api": api}),

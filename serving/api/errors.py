@@ -43,18 +43,24 @@ def documented(*codes: int) -> dict[int, ResponseSpec]:
     return {code: ResponseSpec(data_container=ErrorBody, description=_DESCRIBED[code]) for code in codes}
 
 
-def _body(request: Request, status: int, error: str, detail: str, **extra) -> Response:
+def _body(request: Request, status: int, error: str, detail: str, headers: dict[str, str] | None = None,
+          **extra) -> Response:
     content = {"status_code": status, "error": error, "detail": detail,
                "request_id": request.scope.get("state", {}).get("request_id"), **extra}
-    headers = {"www-authenticate": 'ApiKey header="X-API-Key"'} if status == 401 else None
-    return Response(content, status_code=status, media_type=MediaType.JSON, headers=headers)
+    headers = dict(headers or {})
+    if status == 401:
+        headers["www-authenticate"] = 'ApiKey header="X-API-Key"'
+    return Response(content, status_code=status, media_type=MediaType.JSON, headers=headers or None)
 
 
 def handle(request: Request, exc: Exception) -> Response:
     if isinstance(exc, HTTPException):  # routing, validation and body errors from Litestar itself
         extra = {"fields": exc.extra} if exc.extra else {}
         error = "invalid_request" if exc.status_code == 400 else "http_error"
-        return _body(request, exc.status_code, error, str(exc.detail), **extra)
+        # the exception's headers carry what the status needs, e.g. Allow on a 405
+        return _body(request, exc.status_code, error, str(exc.detail), headers=exc.headers, **extra)
+    if isinstance(exc, RecursionError) and "deserializ" in str(exc):  # msgspec refusing a pathological body
+        return _body(request, 400, "invalid_request", "request body is nested too deeply to be read")
     for kind, status, error in STATUS:
         if isinstance(exc, kind):
             field = getattr(exc, "field", None)
@@ -64,3 +70,15 @@ def handle(request: Request, exc: Exception) -> Response:
         return _body(request, 503, "unavailable", str(exc))
     log.exception("unexpected error")
     return _body(request, 500, "internal_error", "internal error; see the server log for the request id")
+
+
+JSON_TYPES = ("application/json", "application/problem+json")
+
+
+def require_json(request: Request) -> None:
+    """Before any handler: a request body that is not declared JSON is refused (415), not guessed at."""
+    if request.method in ("POST", "PUT", "PATCH") and int(request.headers.get("content-length") or 0) > 0:
+        declared = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if declared not in JSON_TYPES:
+            raise HTTPException(status_code=415,
+                                detail=f"send the body as application/json, not {declared or 'untyped'}")

@@ -28,7 +28,8 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
             continue
         ext = read_table(source).to_pylist()[0]
         drafts = split_markdown(ext["markdown"], ext["title"], [tuple(p) for p in ext["page_spans"] or []],
-                                ctx.settings.ingest.chunk_size, ctx.settings.ingest.chunk_overlap)
+                                ctx.settings.ingest.chunk_size, ctx.settings.ingest.chunk_overlap,
+                                ctx.settings.ingest.max_chunk_chars)
         rows = [{s.CONTENT_HASH: digest, "ordinal": d.ordinal, "heading_path": list(d.heading_path),
                  "text": d.text, "char_start": d.char_start, "char_end": d.char_end, "pages": list(d.pages)}
                 for d in drafts]

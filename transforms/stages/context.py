@@ -31,7 +31,7 @@ class RunContext:
     @property
     def chunk_params(self) -> str:
         st = self.settings
-        return f"v{CHUNKER_VERSION}-s{st.ingest.chunk_size}-o{st.ingest.chunk_overlap}"
+        return f"v{CHUNKER_VERSION}-s{st.ingest.chunk_size}-o{st.ingest.chunk_overlap}-m{st.ingest.max_chunk_chars}"
 
     @property
     def extraction_capabilities(self) -> str:

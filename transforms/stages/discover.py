@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from lakehouse import schemas as s
 from lakehouse.runs import StageRecord
 from lakehouse.storage import read_table, write_json, write_table
+from transforms.detection import ContainerLimits
 from transforms.discovery import scan_source
 from transforms.folders import load_folder_config
 from transforms.planning import plan_changes
@@ -28,8 +29,10 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     current = documents.filter(documents["is_current"]).to_pylist()
     known = {r[s.PATH]: (r["size_bytes"], r["modified_at"], r[s.CONTENT_HASH])
              for r in current if r[s.CONTENT_HASH] and r[s.STATUS] != s.STATUS_DELETED}
-    entries = scan_source(ctx.settings.source, known, ctx.settings.ingest.max_file_bytes,
-                          follow_symlinks=ctx.settings.ingest.follow_symlinks)
+    ingest = ctx.settings.ingest
+    limits = ContainerLimits(ingest.max_unzipped_bytes, ingest.max_zip_members, ingest.max_zip_ratio)
+    entries = scan_source(ctx.settings.source, known, ingest.max_file_bytes, follow_symlinks=ingest.follow_symlinks,
+                          limits=limits)
     plan = plan_changes(entries, documents, config, ctx.settings.ingest.batch_size, ctx.needs_work)
     write_table(plan, paths.plan(ctx.run_id))
     record = StageRecord("discover", processed=len(entries), seconds=time.perf_counter() - started)

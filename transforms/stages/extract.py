@@ -14,18 +14,24 @@ from lakehouse import schemas as s
 from lakehouse.errors import DocumentError
 from lakehouse.paths import LakePaths
 from lakehouse.runs import StageRecord
-from lakehouse.storage import write_json, write_table
+from lakehouse.settings import Settings
+from lakehouse.storage import read_json, write_json, write_table
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
+from transforms.watchdog import Overrun, Watchdog, WorkerDied, shared
 
 log = logging.getLogger(__name__)
 
+MAX_ATTEMPTS = 2
+STOPPED_TWICE = "stopped the run twice: the run was killed while extracting this file (retried once)"
 
-def _extracted_row(digest: str, relpath: str, blob: Path, detected: str, ctx: RunContext) -> dict:
+
+def _extracted_row(digest: str, relpath: str, blob: Path, detected: str, settings: Settings) -> dict:
+    """Runs in the watchdog's worker process."""
     from transforms.extraction import extract_document, extract_metadata  # deferred: pdf/OCR/docx libraries
 
     started = time.perf_counter()
-    extracted = extract_document(blob, detected, ctx.settings)
+    extracted = extract_document(blob, detected, settings)
     meta = extract_metadata(extracted, PurePosixPath(relpath).stem)
     return {
         s.CONTENT_HASH: digest, "markdown": extracted.markdown, "method": extracted.method,
@@ -38,25 +44,47 @@ def _extracted_row(digest: str, relpath: str, blob: Path, detected: str, ctx: Ru
 def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     """Extract each hash of the batch; quarantine failures (one bad file never stops the run)."""
     record, started, paths = StageRecord("extract", part=str(batch)), time.perf_counter(), ctx.paths
-    for row in ctx.batch_rows(batch or 0):
+    _extract_batch(ctx, batch or 0, shared(ctx.settings.extraction.extract_timeout), record)
+    record.seconds = time.perf_counter() - started
+    record.save(paths, ctx.run_id)
+    return record
+
+
+def _extract_batch(ctx: RunContext, batch: int, watchdog: Watchdog, record: StageRecord) -> None:
+    paths = ctx.paths
+    for row in ctx.batch_rows(batch):
         digest = row[s.CONTENT_HASH]
         if paths.extracted_part(digest).exists() or ctx.failure(digest) is not None:
             record.skipped += 1
             continue
+        marker = paths.attempt(digest)
+        attempts = read_json(marker)["attempts"] if marker.exists() else 0
+        if attempts >= MAX_ATTEMPTS:  # killed twice while on this file (a hung or memory-hungry parser)
+            _save_failure(ctx, digest, "extract", STOPPED_TWICE, record)
+            marker.unlink(missing_ok=True)
+            continue
+        write_json({"attempts": attempts + 1, "path": row[s.PATH]}, marker)  # before the work, not after
         try:
-            data = _extracted_row(digest, row[s.PATH], paths.blob(digest), row["detected_type"], ctx)
+            data = watchdog.run(_extracted_row, digest, row[s.PATH], paths.blob(digest), row["detected_type"],
+                                ctx.settings)
+        except (Overrun, WorkerDied) as exc:
+            _save_failure(ctx, digest, "extract", f"extraction {exc} (LAKERAG_EXTRACT_TIMEOUT)", record)
+            continue
         except DocumentError as exc:
             _save_failure(ctx, digest, exc.stage, exc.reason, record)
+            continue
+        except RecursionError:  # e.g. HTML nested 100,000 deep: browsers render it, parsers recurse
+            _save_failure(ctx, digest, "extract", "structure nested too deeply to parse (over the recursion "
+                          "limit)", record)
             continue
         except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
             log.exception("extraction of %s failed", row[s.PATH])
             _save_failure(ctx, digest, "extract", f"extraction failed: {type(exc).__name__}: {exc}", record)
             continue
+        finally:
+            marker.unlink(missing_ok=True)
         write_table(pa.Table.from_pylist([data], schema=s.EXTRACTED), paths.extracted_part(digest))
         record.processed += 1
-    record.seconds = time.perf_counter() - started
-    record.save(paths, ctx.run_id)
-    return record
 
 
 def _save_failure(ctx: RunContext, digest: str, stage: str, reason: str, record: StageRecord) -> None:

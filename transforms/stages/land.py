@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import PurePosixPath
 
 from lakehouse import schemas as s
 from lakehouse.runs import StageRecord
 from lakehouse.storage import BlobMismatch, store_blob
+from transforms.discovery import locate
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
 
@@ -19,8 +19,10 @@ log = logging.getLogger(__name__)
 def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     record, started, paths = StageRecord("land", part=str(batch)), time.perf_counter(), ctx.paths
     for row in ctx.batch_rows(batch or 0):
-        source = ctx.settings.source / PurePosixPath(row[s.PATH])
+        source = locate(ctx.settings.source, row[s.PATH])
         try:
+            if source is None:
+                raise FileNotFoundError(row[s.PATH])
             copied = store_blob(source, paths.blob(row[s.CONTENT_HASH]), row[s.CONTENT_HASH])
         except (BlobMismatch, FileNotFoundError) as exc:  # edited or removed mid-run: the next run sees it
             log.warning("%s changed while being ingested; left for the next run (%s)", row[s.PATH], exc)

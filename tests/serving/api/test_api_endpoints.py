@@ -167,6 +167,23 @@ def test_malformed_bodies_and_paths(api):
     assert api.client.delete("/v1/query").status_code == 405
 
 
+@pytest.mark.parametrize("depth", [999, 20_000])
+def test_deeply_nested_bodies_are_a_clear_400(api, depth):
+    body = '{"question": ' + "[" * depth + "]" * depth + "}"
+    response = api.client.post("/v1/query", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400 and "nested too deeply" in response.json()["detail"]
+
+
+def test_protocol_details_a_client_relies_on(api):
+    plain = api.client.post("/v1/query", content='{"question": "prazo de viagem"}',
+                            headers={"content-type": "text/plain"})
+    assert plain.status_code == 415 and "application/json" in plain.json()["detail"]
+    wrong_method = api.client.delete("/v1/query")
+    assert wrong_method.status_code == 405 and "POST" in wrong_method.headers["allow"]
+    far = api.client.get("/v1/catalog", params={"due_within_days": 1, "as_of": "9999-12-31"})
+    assert far.status_code == 200 and far.json()["total"] == 0  # date arithmetic cannot overflow into a 500
+
+
 def test_keys_and_gateway_header(api, sample_home):
     unknown = api.client.post("/v1/query", json={"question": TRAVEL}, headers={"x-api-key": "wrong"})
     assert unknown.status_code == 401 and unknown.json()["error"] == "unauthorized"
