@@ -13,6 +13,7 @@ DOC_TYPE = "doc_type"
 STATUS = "status"
 RUN_ID = "run_id"
 
+PUBLIC = "public"  # the access group every caller has, with or without a key
 STATUS_ACTIVE = "active"
 STATUS_DELETED = "deleted"
 STATUS_QUARANTINED = "quarantined"

@@ -69,6 +69,10 @@ def print_run_summary(record: RunRecord, settings: Settings) -> None:
     )
     console.print(f"documents: {record.documents_active} active, {record.quarantined} quarantined; "
                   f"chunks: {record.chunks}  (details: lakerag status --home {settings.home})")
+    for message in record.errors[:10]:
+        console.print(f"  [yellow]warning[/] {message}", markup=True, highlight=False)
+    if len(record.errors) > 10:
+        console.print(f"  ... and {len(record.errors) - 10} more in runs/{record.run_id}/run.json")
 
 
 def print_hits(hits: list, timings: dict[str, float]) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import yaml
 
+from lakehouse import schemas as s
 from lakehouse.errors import ConfigError
 from lakehouse.text import fold
 
@@ -98,7 +99,7 @@ def _rules(data: dict, section: str, field: str, origin: Path) -> tuple[PrefixRu
 def load_folder_config(path: Path) -> FolderConfig:
     """Read the folder configuration; a missing file means everything is public and unclassified."""
     if not path.exists():
-        return FolderConfig(default_groups=("public",), access=(), taxonomy=())
+        return FolderConfig(default_groups=(s.PUBLIC,), access=(), taxonomy=())
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:

@@ -75,16 +75,17 @@ def run_index(settings: Settings, progress: ProgressHook | None = None) -> RunRe
     """Run every registered stage in-process, then publish the run's snapshot; returns the run record."""
     with home_lock(LakePaths(settings.home)):
         ctx = start_run(settings)
-        registry.stage("discover").run(ctx, None)
-        batches = ctx.batches()
-        batched = registry.batch_stages()
-        total, done = len(batches) * len(batched), 0
-        for stage in batched:
-            for batch in batches:
-                stage.run(ctx, batch)
-                done += 1
-                if progress:
-                    progress(stage.name, done, total)
+        if not commit.committed(ctx):  # a resumed run that already committed keeps its plan (and its counts)
+            registry.stage("discover").run(ctx, None)
+            batches = ctx.batches()
+            batched = registry.batch_stages()
+            total, done = len(batches) * len(batched), 0
+            for stage in batched:
+                for batch in batches:
+                    stage.run(ctx, batch)
+                    done += 1
+                    if progress:
+                        progress(stage.name, done, total)
         record = finish_run(ctx)
         registry.stage("snapshot").run(ctx, None)
         record.snapshot_id = snapshot.publish_run(ctx)

@@ -49,8 +49,12 @@ class QueryController(Controller):
 
     @post("/query", operation_id="query", status_code=200, sync_to_thread=True,
           responses=documented(400, 401, 409, 503),
-          summary="Answer a question with validated citations (basic, local, global, hybrid, catalog or auto)")
+          summary="Answer a question with validated citations (basic, local, global, hybrid, catalog or auto); "
+                  "with Accept: text/event-stream, the same events as /v1/query/stream")
     def query(self, data: JSONBody[QueryRequest], service: Service, caller: Who, request: Request) -> Answer:
+        if _wants_events(request):
+            return ServerSentEvent(_sse(service.query_stream(data, caller, _request_id(request)), request),
+                                   headers={"content-type": "text/event-stream; charset=utf-8"})
         answer = service.query(data, caller, _request_id(request))
         _note(request, mode=answer.mode_used, answer_status=answer.status, snapshot_id=answer.snapshot_id)
         return answer
@@ -71,6 +75,12 @@ class QueryController(Controller):
         results = service.search(data, caller)
         _note(request, mode="search", snapshot_id=results.snapshot_id)
         return results
+
+
+def _wants_events(request: Request) -> bool:
+    """The client asked for server-sent events (and did not prefer JSON)."""
+    accept = request.headers.get("accept", "")
+    return "text/event-stream" in accept and not accept.strip().lower().startswith("application/json")
 
 
 def _sse(events: Iterator[tuple[str, Any]], request: Request) -> Iterator[ServerSentEventMessage]:

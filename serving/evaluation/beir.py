@@ -68,7 +68,7 @@ def write_beir_tables(data: BeirSet, paths: LakePaths) -> None:
         chunks.append({"chunk_id": doc["_id"], s.DOCUMENT_ID: doc["_id"], s.CONTENT_HASH: digest, "ordinal": 0,
                        "heading_path": [], "text": body, "char_start": 0, "char_end": len(body), "pages": [],
                        s.PATH: doc["_id"], "title": title or doc["_id"], s.DOC_TYPE: "beir",
-                       s.ACCESS_GROUPS: ["public"]})
+                       s.ACCESS_GROUPS: [s.PUBLIC]})
         extracted.append({s.CONTENT_HASH: digest, "markdown": f"# {title}\n\n{text}" if title else text,
                           "method": "beir", "page_count": 0, "page_spans": [], "warnings": [],
                           "title": title or doc["_id"], "metadata_source": "none"})

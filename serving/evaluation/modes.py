@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from lakehouse.paths import LakePaths
+from lakehouse.schemas import PUBLIC
 from lakehouse.settings import Settings
 from serving.evaluation.beir import load_beir, write_beir_tables
 from serving.evaluation.indexer import Indexer
@@ -54,7 +55,7 @@ def evaluate_modes(folder: Path, settings: Settings, work: Path, indexer: Indexe
         recall, complete, ndcg, latencies = [], [], [], []
         for (qid, text), vector in zip(queries, vectors, strict=True):
             started = time.perf_counter()
-            result = run(text, {"public"}, top_k=20, query_vector=vector)
+            result = run(text, {PUBLIC}, top_k=20, query_vector=vector)
             latencies.append((time.perf_counter() - started) * 1000)
             ranked = _ranked_documents(result.chunks)
             relevant = data.qrels[qid]

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from lakehouse.paths import LakePaths
+from lakehouse.schemas import PUBLIC
 from lakehouse.settings import Settings
 from serving.evaluation.beir import load_beir, write_beir_tables
 from serving.evaluation.indexer import Indexer
@@ -95,7 +96,7 @@ def evaluate_beir(folder: Path, settings: Settings, work: Path, indexer: Indexer
             runs, latencies = [], []
             for (qid, text), vector in zip(queries, vectors, strict=True):
                 started = time.perf_counter()
-                hits = retriever.search(text, {"public"}, top_k=100, config=config, query_vector=vector)
+                hits = retriever.search(text, {PUBLIC}, top_k=100, config=config, query_vector=vector)
                 latencies.append((time.perf_counter() - started) * 1000)
                 runs.append((_ranked_documents(hits), data.qrels[qid]))
             metrics = summarise(runs)

@@ -11,13 +11,14 @@ import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from lakehouse import schemas as s
 from lakehouse.errors import LakeragError
 from lakehouse.storage import read_json
 from models.sparse import SparseIndex, load_sparse_index
 
 log = logging.getLogger(__name__)
 
-PUBLIC = "public"
+PUBLIC = s.PUBLIC
 
 
 class IndexNotReady(LakeragError):

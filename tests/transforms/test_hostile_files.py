@@ -195,3 +195,19 @@ def test_an_extraction_over_its_time_bound_is_quarantined_and_the_run_goes_on(tm
     _, quarantine = _tables(settings)
     assert quarantine["lento.pdf"]["reason"].startswith("extraction took longer than 0.001 s")
     assert "LAKERAG_EXTRACT_TIMEOUT" in quarantine["lento.pdf"]["reason"] and record.snapshot_id
+
+
+def test_documents_nobody_can_read_are_warned_about(tmp_path, settings_for):
+    source = _source(tmp_path)
+    (source / ".lakerag.yaml").write_text("default_groups: [public]\naccess:\n  - prefix: RH/\n    groups: [rh]\n",
+                                          encoding="utf-8")
+    (source / "RH").mkdir()
+    for name, groups in (("vazio.md", "[]"), ("typo.md", "[hr]"), ("certo.md", "[rh]")):
+        (source / "RH" / name).write_text(f"# {name}\n\nTexto do RH.\n", encoding="utf-8")
+        (source / "RH" / f"{name}.meta.yaml").write_text(f"groups: {groups}\n", encoding="utf-8")
+    settings = settings_for(source)
+    record = run_index(settings)
+    warnings = "\n".join(record.errors)
+    assert "RH/vazio.md: readable by nobody" in warnings
+    assert "RH/typo.md: groups hr appear in no rule" in warnings
+    assert "certo.md" not in warnings and "bom.md" not in warnings

@@ -71,3 +71,13 @@ def test_rebuild_scopes_drop_only_what_they_name(settings):
     assert plan["invalidated"]["documents"] == 2 and plan["changes"] == 2 and plan["batches"]
     result = lifecycle.finish_ingest(settings, plan["run_id"], force=True)
     assert result["changed"] and lifecycle.pending_index_run(paths) == plan["run_id"]
+
+
+def test_a_resumed_run_that_had_committed_reports_what_it_did(settings):
+    from transforms.pipeline import run_index
+
+    committed = _ingest(settings)  # committed, then (say) killed before its index stages
+    record = run_index(settings)  # `lakerag index` resumes that run
+    assert record.run_id == committed["run_id"]
+    assert record.new == committed["documents_active"] > 0 and record.unchanged == 0  # not "0 new, N unchanged"
+    assert record.snapshot_id is not None and record.embedded == record.chunks

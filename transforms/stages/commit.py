@@ -148,6 +148,11 @@ def commit(ctx: RunContext) -> dict[str, int]:
             "documents_quarantined": counts[s.STATUS_QUARANTINED], "chunks": chunks.num_rows}
 
 
+def committed(ctx: RunContext) -> bool:
+    """The run's commit has happened (a resumed run then only has its index stages left)."""
+    return (ctx.paths.run_dir(ctx.run_id) / "commit.json").exists()
+
+
 def counts(ctx: RunContext) -> dict[str, int]:
     """The table counts the run's commit wrote (``commit.json``)."""
     return read_json(ctx.paths.run_dir(ctx.run_id) / "commit.json")

@@ -3,6 +3,7 @@ new, changed, moved, deleted, unchanged or quarantined, and the batches of those
 
 from __future__ import annotations
 
+import logging
 import time
 from datetime import UTC, datetime
 
@@ -15,6 +16,8 @@ from transforms.folders import load_folder_config
 from transforms.planning import plan_changes
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
+
+log = logging.getLogger(__name__)
 
 
 def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
@@ -35,9 +38,29 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
                           limits=limits)
     plan = plan_changes(entries, documents, config, ctx.settings.ingest.batch_size, ctx.needs_work)
     write_table(plan, paths.plan(ctx.run_id))
-    record = StageRecord("discover", processed=len(entries), seconds=time.perf_counter() - started)
+    record = StageRecord("discover", processed=len(entries), seconds=time.perf_counter() - started,
+                         errors=unreadable_warnings(plan, config))
+    for warning in record.errors:
+        log.warning("%s", warning)
     record.save(paths, ctx.run_id)
     return record
+
+
+def unreadable_warnings(plan, config) -> list[str]:
+    """Documents that would be indexed but that no caller can read: no groups at all (``groups: []``), or only
+    groups that appear nowhere in the folder configuration (a typo in a sidecar)."""
+    known = set(config.default_groups) | {g for rule in config.access for g in rule.value} | {s.PUBLIC}
+    out = []
+    for row in plan.to_pylist():
+        if row["action"] in ("deleted", "quarantined"):
+            continue
+        groups = row[s.ACCESS_GROUPS] or []
+        if not groups:
+            out.append(f"{row[s.PATH]}: readable by nobody (its access groups are empty)")
+        elif not set(groups) & known:
+            out.append(f"{row[s.PATH]}: groups {', '.join(groups)} appear in no rule of the folder configuration "
+                       f"({config.origin}); check the sidecar for a typo")
+    return out
 
 
 STAGE = Stage("discover", "plan", run)

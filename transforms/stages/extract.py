@@ -60,7 +60,7 @@ def _extract_batch(ctx: RunContext, batch: int, watchdog: Watchdog, record: Stag
         marker = paths.attempt(digest)
         attempts = read_json(marker)["attempts"] if marker.exists() else 0
         if attempts >= MAX_ATTEMPTS:  # killed twice while on this file (a hung or memory-hungry parser)
-            _save_failure(ctx, digest, "extract", STOPPED_TWICE, record)
+            _save_failure(ctx, digest, row[s.PATH], "extract", STOPPED_TWICE, record)
             marker.unlink(missing_ok=True)
             continue
         write_json({"attempts": attempts + 1, "path": row[s.PATH]}, marker)  # before the work, not after
@@ -68,18 +68,20 @@ def _extract_batch(ctx: RunContext, batch: int, watchdog: Watchdog, record: Stag
             data = watchdog.run(_extracted_row, digest, row[s.PATH], paths.blob(digest), row["detected_type"],
                                 ctx.settings)
         except (Overrun, WorkerDied) as exc:
-            _save_failure(ctx, digest, "extract", f"extraction {exc} (LAKERAG_EXTRACT_TIMEOUT)", record)
+            _save_failure(ctx, digest, row[s.PATH], "extract", f"extraction {exc} (LAKERAG_EXTRACT_TIMEOUT)",
+                          record)
             continue
         except DocumentError as exc:
-            _save_failure(ctx, digest, exc.stage, exc.reason, record)
+            _save_failure(ctx, digest, row[s.PATH], exc.stage, exc.reason, record)
             continue
         except RecursionError:  # e.g. HTML nested 100,000 deep: browsers render it, parsers recurse
-            _save_failure(ctx, digest, "extract", "structure nested too deeply to parse (over the recursion "
-                          "limit)", record)
+            _save_failure(ctx, digest, row[s.PATH], "extract",
+                          "structure nested too deeply to parse (over the recursion limit)", record)
             continue
         except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
             log.exception("extraction of %s failed", row[s.PATH])
-            _save_failure(ctx, digest, "extract", f"extraction failed: {type(exc).__name__}: {exc}", record)
+            _save_failure(ctx, digest, row[s.PATH], "extract", f"extraction failed: {type(exc).__name__}: {exc}",
+                          record)
             continue
         finally:
             marker.unlink(missing_ok=True)
@@ -87,11 +89,11 @@ def _extract_batch(ctx: RunContext, batch: int, watchdog: Watchdog, record: Stag
         record.processed += 1
 
 
-def _save_failure(ctx: RunContext, digest: str, stage: str, reason: str, record: StageRecord) -> None:
+def _save_failure(ctx: RunContext, digest: str, path: str, stage: str, reason: str, record: StageRecord) -> None:
     write_json({"stage": stage, "reason": reason, "capabilities": ctx.extraction_capabilities},
                ctx.paths.failure(digest))
     record.failed += 1
-    record.errors.append(reason)
+    record.errors.append(f"{path}: {reason}")
 
 
 def caches(paths: LakePaths) -> list[Path]:

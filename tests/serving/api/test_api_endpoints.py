@@ -174,6 +174,16 @@ def test_deeply_nested_bodies_are_a_clear_400(api, depth):
     assert response.status_code == 400 and "nested too deeply" in response.json()["detail"]
 
 
+def test_query_streams_when_the_client_accepts_event_streams(api):
+    with api.client.stream("POST", "/v1/query", json={"question": TRAVEL},
+                           headers={"accept": "text/event-stream"}) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        events = sse_events(response.iter_lines())
+    assert events[0][0] == "meta" and events[-1][0] == "done" and events[-1][1]["citations"]
+    plain = api.client.post("/v1/query", json={"question": TRAVEL}, headers={"accept": "application/json"})
+    assert plain.headers["content-type"].startswith("application/json") and plain.json()["citations"]
+
+
 def test_protocol_details_a_client_relies_on(api):
     plain = api.client.post("/v1/query", content='{"question": "prazo de viagem"}',
                             headers={"content-type": "text/plain"})
