@@ -6,6 +6,7 @@ so a citation means the same thing whichever mode found it."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,7 +16,7 @@ from serving.answers.engine import Engine
 from serving.answers.errors import InvalidRequest
 from serving.answers.prompt import Source
 from serving.answers.types import EvidenceItem, Filters
-from serving.graph import SearchResult
+from serving.graph import GraphSearcher, SearchResult
 from serving.search.retriever import Filters as RetrievalFilters
 
 MAX_NOTES = 12
@@ -54,6 +55,31 @@ class Mode(Protocol):
     needs_graph: bool  # without the snapshot's graph index the mode falls back to basic, marked partial
 
     def retrieve(self, request: ModeRequest) -> Retrieved: ...
+
+
+class GraphMode:
+    """A mode answered by the snapshot's graph searcher; a subclass says which search it runs (``search``) and
+    may add to the result (``finish``)."""
+
+    name: str
+    needs_graph = True
+
+    def search(self, searcher: GraphSearcher, request: ModeRequest) -> SearchResult:
+        raise NotImplementedError
+
+    def finish(self, out: Retrieved, request: ModeRequest, result: SearchResult) -> None:
+        """Called once the evidence is added."""
+
+    def retrieve(self, request: ModeRequest) -> Retrieved:
+        engine = request.engine
+        searcher = engine.graph_searcher(engine.retriever())
+        started = time.perf_counter()
+        result = self.search(searcher, request)
+        out = Retrieved(self.name, timings={k: round(float(v), 3) for k, v in result.timings.items()})
+        out.timings["graph_search_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        add_graph_result(engine, out, result, request.top_k)
+        self.finish(out, request, result)
+        return out
 
 
 def retrieval_filters(filters: Filters | None) -> RetrievalFilters | None:
