@@ -53,6 +53,11 @@ class LakePaths:
         return self.home / "eval"
 
     @property
+    def erasures(self) -> Path:
+        """The erasure receipts (append-only JSONL), queued erasure requests and the content blocklist."""
+        return self.home / "erasures"
+
+    @property
     def dbt(self) -> Path:
         """dbt's target and logs."""
         return self.home / "dbt"

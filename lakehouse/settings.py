@@ -153,6 +153,10 @@ class OrchestrationSettings(BaseSettings):
     expiring_within_days: int = Field(30, ge=1, description="Window of the expiring_documents mart.")
     dbt_on_index: bool = Field(False, description="Build the dbt marts at the end of `lakerag index`.")
     snapshot_keep: int = Field(5, ge=1, description="Published snapshots kept on disk.")
+    retention_days: float = Field(
+        30.0, ge=0, description="Days retired content is kept before `lakerag gc` purges it: deleted documents and "
+        "superseded versions (raw bytes, caches, tombstone rows), superseded snapshots, run records and LLM cache "
+        "entries not written since. 0 purges at the next gc.")
 
 
 def _flat_prefix(section: type[BaseSettings]) -> str:

@@ -150,3 +150,16 @@ def latest_id(paths: LakePaths) -> str | None:
     """The newest complete snapshot, published or not."""
     snapshots = list_snapshots(paths)
     return snapshots[-1]["id"] if snapshots else None
+
+
+def drop(paths: LakePaths, snapshot_id: str) -> bool:
+    """Delete a snapshot that is not the published one (gc and erasure); True when it was there."""
+    if snapshot_id == current_id(paths):
+        raise SnapshotError(f"snapshot {snapshot_id} is published; publish another before dropping it")
+    folder = _root(paths) / snapshot_id
+    if not folder.exists():
+        return False
+    aside = _root(paths) / f".{snapshot_id}.drop"
+    os.replace(folder, aside)  # gone from the list at once, even if the removal below is interrupted
+    shutil.rmtree(aside, ignore_errors=True)
+    return True

@@ -129,6 +129,39 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_gc(args: argparse.Namespace) -> int:
+    from transforms.purge import collect_garbage
+
+    settings = _settings(args)
+    if args.retention_days is not None:
+        settings = settings.replace(retention_days=args.retention_days)
+    receipt = collect_garbage(settings, requested_by=args.requested_by)
+    print(json.dumps(receipt, ensure_ascii=False, default=str) if args.json else
+          f"gc: retention {receipt['retention_days']} days; removed {json.dumps(receipt['removed'])}")
+    return 0
+
+
+def _cmd_erase(args: argparse.Namespace) -> int:
+    from lakerag.report import print_erasure_plan
+    from transforms.purge import erase, plan_document, plan_subject, run_pending
+
+    settings = _settings(args)
+    if args.pending:
+        for receipt in run_pending(settings):
+            print(json.dumps(receipt, ensure_ascii=False, default=str))
+        return 0
+    if bool(args.document) == bool(args.subject):
+        print("lakerag: error: erase needs exactly one of --document ID, --subject NAME, --pending", file=sys.stderr)
+        return 2
+    plan = plan_document(settings, args.document) if args.document else plan_subject(settings, args.subject)
+    if not args.yes:
+        print_erasure_plan(plan)
+        return 0
+    receipt = erase(settings, plan, args.requested_by)
+    print(json.dumps(receipt, ensure_ascii=False, default=str))
+    return 0 if receipt["files_still_mentioning"] == 0 else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lakerag", description="Document RAG over a Parquet lakehouse.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -181,6 +214,23 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, help="worker processes (default: 1, or LAKERAG_API_WORKERS)")
     serve.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     serve.set_defaults(func=_cmd_serve)
+    gc = sub.add_parser("gc", help="purge retired content (deleted documents, old versions and snapshots) "
+                        "past the retention")
+    gc.add_argument("--retention-days", type=float, help="override LAKERAG_RETENTION_DAYS for this run")
+    gc.add_argument("--requested-by", default=os.environ.get("USER", "gc"), help="who asked (for the receipt)")
+    gc.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
+    gc.add_argument("--json", action="store_true", help="print the receipt as one JSON object")
+    gc.set_defaults(func=_cmd_gc)
+    erase = sub.add_parser("erase", help="remove a document, or everything mentioning a person, from every "
+                           "table, cache and snapshot (dry run unless --yes)")
+    erase.add_argument("--document", help="document id (every version)")
+    erase.add_argument("--subject", help="a person's name, CPF or e-mail (case and accents ignored)")
+    erase.add_argument("--pending", action="store_true", help="carry out the erasures queued through the API")
+    erase.add_argument("--yes", action="store_true", help="erase (without it, only list what would go)")
+    erase.add_argument("--requested-by", default=os.environ.get("USER", "operator"),
+                       help="who asked (for the receipt)")
+    erase.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
+    erase.set_defaults(func=_cmd_erase)
     return parser
 
 

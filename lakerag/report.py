@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pyarrow.parquet as pq
@@ -111,3 +112,15 @@ def print_eval(result: dict) -> None:
         console.print(f"mode {mode}: {metrics}")
     if "refusal" in result:
         console.print(f"refusal: {result['refusal']}")
+
+
+def print_erasure_plan(plan) -> None:
+    """The dry run of ``lakerag erase``: what would go (shown to the operator, never logged or recorded)."""
+    print(f"dry run: {plan.kind} erasure would remove {json.dumps(plan.summary())}")
+    for name in sorted(plan.entities.values()):
+        print(f"  entity: {name}")
+    for path in plan.paths:
+        print(f"  document: {path}")
+    if plan.kind == "subject":
+        print(f"  spellings searched: {', '.join(sorted(plan.needles))}")
+    print("rerun with --yes to erase; remove or correct these files in the source folder too")

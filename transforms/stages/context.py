@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 import shutil
 from dataclasses import dataclass
+from functools import cached_property
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakehouse import schemas as s
+from lakehouse.erasures import Blocklist
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from lakehouse.storage import read_json, read_table
@@ -62,8 +64,15 @@ class RunContext:
         data = read_json(path)
         return data if data.get("capabilities") == self.extraction_capabilities else None
 
+    @cached_property
+    def blocklist(self) -> Blocklist:
+        """Content hashes erasure removed (never ingested again) or redacted (never landed again)."""
+        return Blocklist(self.paths)
+
     def needs_work(self, content_hash: str) -> bool:
         paths = self.paths
+        if self.blocklist.kind(content_hash) == "redacted":  # its redacted extraction and chunks stay as they are
+            return False
         if not paths.blob(content_hash).exists():
             return True
         if self.failure(content_hash) is not None:

@@ -36,6 +36,10 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     limits = ContainerLimits(ingest.max_unzipped_bytes, ingest.max_zip_members, ingest.max_zip_ratio)
     entries = scan_source(ctx.settings.source, known, ingest.max_file_bytes, follow_symlinks=ingest.follow_symlinks,
                           limits=limits)
+    kept = [e for e in entries if ctx.blocklist.kind(e.content_hash) != "erased"]
+    if len(kept) < len(entries):
+        log.info("%d files skipped: their content was erased (lakerag erase)", len(entries) - len(kept))
+    entries = kept
     plan = plan_changes(entries, documents, config, ctx.settings.ingest.batch_size, ctx.needs_work)
     write_table(plan, paths.plan(ctx.run_id))
     record = StageRecord("discover", processed=len(entries), seconds=time.perf_counter() - started,

@@ -1,0 +1,55 @@
+"""A maintenance run: after gc or erasure has rewritten the committed tables, run every index stage again (they
+rebuild the contexts, vectors, BM25 postings and graph from the tables, reusing cached work), write a run
+record, freeze a new snapshot and publish it. Its plan is empty, so its commit changes nothing."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from lakehouse import schemas as s
+from lakehouse.paths import LakePaths
+from lakehouse.runs import new_run_id, unfinished_run
+from lakehouse.settings import Settings
+from lakehouse.snapshots import current_id, read_manifest
+from lakehouse.storage import write_json, write_table
+from transforms import lifecycle, pipeline, registry
+from transforms.stages import snapshot
+from transforms.stages.context import RunContext
+
+log = logging.getLogger(__name__)
+
+
+def refuse_if_busy(paths: LakePaths) -> None:
+    """A run in progress (interrupted, or committed and not yet indexed) must finish first."""
+    if (busy := unfinished_run(paths) or lifecycle.pending_index_run(paths)) is not None:
+        raise lifecycle.RunPending(f"run {busy} is not finished; run `lakerag index` (or let the DAGs finish) "
+                                   "before gc or erasure")
+
+
+def _as_published(settings: Settings) -> Settings:
+    """Maintenance keeps the published embedding model: it removes content, it does not reconfigure."""
+    paths = LakePaths(settings.home)
+    current = current_id(paths)
+    model = read_manifest(paths, current).get("models", {}).get("embedding") if current else None
+    if model and model != settings.index.embedding_model:
+        log.info("maintenance run keeps the published embedding model %s (configured: %s)", model,
+                 settings.index.embedding_model)
+        return settings.replace(embedding_model=model)
+    return settings
+
+
+def republish(settings: Settings) -> tuple[str, str]:
+    """Index the current tables again and publish the result; returns (run id, snapshot id). The caller holds
+    the home lock."""
+    settings = _as_published(settings)
+    ctx = RunContext(settings=settings, run_id=new_run_id())
+    paths = ctx.paths
+    write_json({"run_id": ctx.run_id, "source": str(settings.source), "started_at": datetime.now(UTC).isoformat(),
+                "maintenance": True}, paths.run_dir(ctx.run_id) / "started.json")
+    write_table(s.PLAN.empty_table(), paths.plan(ctx.run_id))
+    pipeline.finish_run(ctx)
+    registry.stage("snapshot").run(ctx, None)
+    published = snapshot.publish_run(ctx)
+    log.info("maintenance run %s published snapshot %s", ctx.run_id, published)
+    return ctx.run_id, published
