@@ -17,6 +17,7 @@ from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings, get_settings
 from serving.answers import Access, AnswerService, Caller, SnapshotHolder
 from serving.answers.generation import Generator
+from serving.api.admin import AdminController
 from serving.api.controllers import CatalogController, DocumentController, OpsController, QueryController
 from serving.api.errors import handle, require_json
 from serving.api.observability import Metrics, ObservedApp
@@ -64,14 +65,16 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
             description="API key mapped to access groups; optional (public documents only without one)")}),
         security=[{}, {"apiKey": []}], use_handler_docstrings=False)
     return ObservedApp(
-        route_handlers=[QueryController, DocumentController, CatalogController, OpsController, page, static_router()],
+        route_handlers=[QueryController, DocumentController, CatalogController, OpsController, AdminController, page,
+                        static_router()],
         dependencies={"service": Provide(_service, sync_to_thread=False),
                       "caller": Provide(_caller, sync_to_thread=False)},
         exception_handlers={Exception: handle},
         before_request=require_json,
         openapi_config=openapi,
         on_startup=[startup], on_shutdown=[holder.stop],
-        state=State({"service": service, "access": access, "metrics": Metrics(), "api": api}),
+        state=State({"service": service, "access": access, "metrics": Metrics(), "api": api,
+                     "home": settings.home}),
         logging_config=None,  # logging belongs to the process (``lakerag serve`` sets it up)
         debug=False,
     )

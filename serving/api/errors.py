@@ -34,6 +34,7 @@ class ErrorBody(msgspec.Struct):
 
 
 _DESCRIBED = {400: "invalid request (the detail names the field)", 401: "unknown API key",
+             403: "the key is not in the group this operation needs",
               404: "not found, or not readable with this key", 409: "the mode needs an artefact this snapshot lacks",
               503: "no snapshot loaded yet"}
 

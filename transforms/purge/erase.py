@@ -158,7 +158,8 @@ def erase(settings: Settings, plan: ErasurePlan, requested_by: str, request_id: 
             removed[f"cache_{name}"] += remove(paths.cache_dir(name))
         swept = sweep(paths.cache, everything) + sweep(paths.dbt, everything) + sweep(paths.eval_work, everything)
         records = sweep(paths.runs, everything, record=True) + sweep(paths.table("runs"), everything, record=True)
-        leftovers = mentioning_files(paths.home, everything)
+        leftovers = [p for p in mentioning_files(paths.home, everything)  # the request being served is closed next
+                     if paths.erasures not in p.parents]
     receipt = {"action": "erase", "kind": plan.kind, f"{plan.kind}_sha256": plan.target_digest,
                "requested_by": requested_by, "request_id": request_id, **plan.summary(),
                "removed": {k: v for k, v in sorted(removed.items()) if v},
