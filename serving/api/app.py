@@ -22,6 +22,7 @@ from serving.api.controllers import CatalogController, DocumentController, OpsCo
 from serving.api.errors import handle, require_json
 from serving.api.observability import Metrics, ObservedApp
 from serving.api.page import page, static_router
+from serving.api.schema import reject_unknown_fields
 
 DESCRIPTION = """Questions over the published document snapshot, answered with validated citations.
 Authenticate with `X-API-Key` (or `Authorization: Bearer`); without a key only public documents are visible.
@@ -64,7 +65,7 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
             type="apiKey", name="X-API-Key", security_scheme_in="header",
             description="API key mapped to access groups; optional (public documents only without one)")}),
         security=[{}, {"apiKey": []}], use_handler_docstrings=False)
-    return ObservedApp(
+    app = ObservedApp(
         route_handlers=[QueryController, DocumentController, CatalogController, OpsController, AdminController, page,
                         static_router()],
         dependencies={"service": Provide(_service, sync_to_thread=False),
@@ -78,3 +79,5 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
         logging_config=None,  # logging belongs to the process (``lakerag serve`` sets it up)
         debug=False,
     )
+    reject_unknown_fields(app.openapi_schema)
+    return app
