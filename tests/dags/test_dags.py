@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DAG_IDS = {"lakerag_ingest", "lakerag_index", "lakerag_transform", "lakerag_publish", "lakerag_rebuild"}
+DAG_IDS = {"lakerag_ingest", "lakerag_index", "lakerag_transform", "lakerag_publish", "lakerag_rebuild",
+           "lakerag_maintenance"}
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +55,12 @@ def test_assets_chain_ingest_index_transform_publish(dagbag):
     assert _schedule_assets(index) == _outlets(ingest, "chunks_ready") == _outlets(rebuild, "commit")
     assert _schedule_assets(transform) == _outlets(index, "freeze")
     assert _schedule_assets(publish) == _outlets(transform, "seal")
+
+
+def test_maintenance_erases_queued_requests_then_collects_garbage_after_each_publish(dagbag):
+    maintenance = dagbag.dags["lakerag_maintenance"]
+    assert maintenance.get_task("erase_pending").downstream_task_ids == {"gc"}
+    assert "lakerag_published" in str(maintenance.timetable.asset_condition)
 
 
 def test_index_runs_every_registered_stage_in_order_with_gpu_stages_in_their_pool(dagbag):
