@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from transforms.extraction.unicode import join_surrogates
+
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag
 _MIN_SIZE = 2.0  # points; smaller text is invisible (hidden bookmarks)
@@ -58,11 +60,11 @@ def page_lines(page: pdfium.PdfPage, page_index: int) -> list[Line]:
     textpage = page.get_textpage()
     try:
         count = textpage.count_chars()
-        chars = [chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count)]
+        chars = join_surrogates([pdfium_c.FPDFText_GetUnicode(textpage.raw, i) for i in range(count)])
         left, _, _, top_edge = page.get_mediabox()
         lines: list[Line] = []
         for start, end in _segments(textpage, chars):
-            indexes = [i for i in range(start, end) if not chars[i].isspace() and chars[i] not in "\x00\r"]
+            indexes = [i for i in range(start, end) if chars[i] and not chars[i].isspace() and chars[i] not in "\x00\r"]
             if not indexes:
                 continue
             samples = sorted({indexes[0], indexes[len(indexes) // 2], indexes[-1]})
