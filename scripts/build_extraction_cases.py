@@ -4,7 +4,7 @@ Usage: ``python scripts/build_extraction_cases.py OUT_DIR``. Each case reproduce
 extraction, made with reportlab, python-docx or by hand, so nothing binary is committed:
 
 - ``non_bmp.pdf``: a character outside Unicode's basic plane (U+F0854, and U+1D400) in the text layer;
-- ``fake_bold.pdf``: a heading and a paragraph whose every glyph is drawn twice, slightly offset;
+- ``fake_bold.pdf``: a heading, a paragraph and a ruled table whose every glyph is drawn twice, offset;
 - ``ruled_dates.pdf``: a ruled table whose date cells are drawn with letter spacing;
 - ``running_header.pdf``: three pages with a running header, a footer with the approver and page numbers;
 - ``run_in_heading.pdf``: a bold numbered heading running into its paragraph, and font-size headings;
@@ -87,6 +87,15 @@ def fake_bold_pdf(path: Path) -> None:
         for dx in (0, 0.35):  # each glyph drawn twice, slightly offset: "fake bold"
             pdf.drawString(72 + dx, y, text)
         y -= size * 2
+    xs, top = [72, 232, 372], 600  # and a ruled table whose cells are fake bold too
+    for r, row in enumerate([("Nome", "Data"), ("Specifies", "03/25/2016"), ("Other", "04/25/2016")]):
+        for c, cell in enumerate(row):
+            for dx in (0, 0.35):
+                pdf.drawString(xs[c] + 4 + dx, top - r * 22 - 15, cell)
+    for r in range(4):
+        pdf.line(xs[0], top - r * 22, xs[-1], top - r * 22)
+    for x in xs:
+        pdf.line(x, top, x, top - 66)
     pdf.save()
 
 
@@ -287,13 +296,23 @@ def header_footer_docx(path: Path) -> None:
 
 
 def nested_table_html(path: Path) -> None:
-    path.write_text(
-        "<html><head><meta charset='utf-8'><title>Tabela de sistemas</title></head><body><h1>Sistemas</h1>"
-        "<table><tr><th>Sistema</th><th>Responsáveis</th><th>Criticidade</th></tr>"
-        "<tr><td>ERP</td><td><table><tr><td>Titular</td><td>Ana Lima</td></tr>"
-        "<tr><td>Suplente</td><td>Paulo Reis</td></tr></table></td><td>Alta</td></tr>"
-        "<tr><td>Intranet</td><td>Carla Mendes</td><td>Baixa</td></tr></table></body></html>",
-        encoding="utf-8")
+    path.write_text("""<html><head><meta charset="utf-8"><title>Tabela de sistemas</title></head>
+<body><h1>Sistemas</h1>
+<table>
+  <tr><th>Sistema</th><th>Responsáveis</th><th>Criticidade</th></tr>
+  <tr>
+    <td>ERP</td>
+    <td>
+      <table>
+        <tr><td>Titular</td><td>Ana Lima</td></tr>
+        <tr><td>Suplente</td><td>Paulo Reis</td></tr>
+      </table>
+    </td>
+    <td>Alta</td>
+  </tr>
+  <tr><td>Intranet</td><td>Carla Mendes</td><td>Baixa</td></tr>
+</table></body></html>
+""", encoding="utf-8")
 
 
 def mixed_encoding_txt(path: Path) -> None:
