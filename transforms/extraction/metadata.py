@@ -46,6 +46,7 @@ _ANY_LABEL = re.compile(rf"\b(?:{'|'.join([*_DATE_LABELS.values(), *_TEXT_LABELS
 _VERSION = re.compile(rf"(?P<lead>^|\s[-–|]\s*|\s)(?:{_VERSION_LABEL})\.?\s*(?:n[o.º°]*\.?\s*)?"
                       r"(?P<sep>[:\-–]?)\s*(?P<v>\d{1,3}(?:\.\d{1,3}){0,2})\b(?![/.\-]\d)")
 _DATE_LEAD = re.compile(r"[\s:\-–=]*(?:(?:em|de|ate|a partir de|desde|on)\s+)?")
+_COMPOUND = re.compile(r"[-–/]\S")
 _TEXT_LEAD = re.compile(r"\s*[:\-–=]\s*")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _SEPARATOR_CELL = re.compile(r"^:?-{3,}:?$")
@@ -157,6 +158,8 @@ def _value_after(name: str, line: str, folded: str, label: re.Match[str]) -> Any
         lead = _DATE_LEAD.match(folded, label.end())
         match = DATE.match(folded, lead.end() if lead else label.end())
         return parse_date(match) if match else None
+    if _COMPOUND.match(folded, label.end()) or folded[max(label.start() - 1, 0):label.start()] in ("-", "/"):
+        return None  # a word inside a code pattern ("TIPO-ÁREA-NNN"), not a label
     lead = _TEXT_LEAD.match(folded, label.end())
     at_start = not folded[: label.start()].strip(" -–•*|")
     if lead is None and at_start and re.search(r"\b(?:por|by)$", label.group()):
