@@ -34,17 +34,26 @@ def _cmd_index(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     if args.quiet:
-        record = run_index(settings)
-    else:
-        from rich.progress import Progress
+        record = run_index(settings, progress=lambda *_: None)
+    elif sys.stdout.isatty():
+        from lakerag.progress_bar import stage_bars
 
-        with Progress(transient=True) as bar:
-            task = bar.add_task("discover", total=None)
-
-            def hook(stage: str, done: int, total: int) -> None:
-                bar.update(task, description=stage, completed=done, total=total)
-
+        with stage_bars() as hook:
             record = run_index(settings, progress=hook)
+    else:  # output to a file or a pipe: one log line per stage every N items or 10 s
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        progress_log = logging.getLogger("transforms.progress")
+        progress_log.addHandler(handler)
+        saved = progress_log.level, progress_log.propagate
+        progress_log.setLevel(logging.INFO)
+        progress_log.propagate = False  # printed once, by this handler
+        try:
+            record = run_index(settings)
+        finally:
+            progress_log.removeHandler(handler)
+            progress_log.setLevel(saved[0])
+            progress_log.propagate = saved[1]
     print_run_summary(record, settings)
     return 0
 

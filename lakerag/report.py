@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 
 from lakehouse import schemas as s
 from lakehouse.paths import LakePaths
-from lakehouse.runs import RunRecord, last_run
+from lakehouse.runs import RunRecord, last_run, load_stage_records
 from lakehouse.settings import Settings
 from lakehouse.storage import read_table
 
@@ -63,17 +63,43 @@ def print_run_summary(record: RunRecord, settings: Settings) -> None:
     for stage, seconds in record.stage_seconds.items():
         table.add_row(stage, f"{seconds:.2f}")
     console.print(table)
-    console.print(
-        f"changes: {record.new} new, {record.changed} changed, {record.moved} moved, "
-        f"{record.deleted} deleted, {record.unchanged} unchanged; "
-        f"extracted {record.extracted}, chunked {record.chunked}"
-    )
-    console.print(f"documents: {record.documents_active} active, {record.quarantined} quarantined; "
-                  f"chunks: {record.chunks}  (details: lakerag status --home {settings.home})")
+    for line in reconciled_lines(record, LakePaths(settings.home)):
+        console.print(line, highlight=False, soft_wrap=True)
+    console.print(f"(details: lakerag status --home {settings.home})", highlight=False, soft_wrap=True)
     for message in record.errors[:10]:
         console.print(f"  [yellow]warning[/] {message}", markup=True, highlight=False)
     if len(record.errors) > 10:
         console.print(f"  ... and {len(record.errors) - 10} more in runs/{record.run_id}/run.json")
+
+
+def reconciled_lines(record: RunRecord, paths: LakePaths) -> list[str]:
+    """The run's counts as sums that add up (docs/operations.md, "Reading the run summary"):
+
+    - files in the source = new + changed + moved + unchanged + refused at discovery (deleted ones are gone);
+    - those same documents = active + quarantined (extraction failures and discovery refusals together);
+    - chunks = distinct chunk texts + chunks sharing a text; each distinct text has one vector, embedded in
+      this run or reused from the cache.
+    """
+    plan_path = paths.plan(record.run_id)
+    refused = 0
+    if plan_path.exists():
+        refused = pq.read_table(plan_path, columns=["action"])["action"].to_pylist().count("quarantined")
+    seen = record.new + record.changed + record.moved + record.unchanged + refused
+    stages = {r.stage: r for r in load_stage_records(paths, record.run_id) if r.stage == "embed"}
+    lines = [
+        f"files: {seen} in the source = {record.new} new + {record.changed} changed + {record.moved} moved + "
+        f"{record.unchanged} unchanged + {refused} refused at discovery; {record.deleted} deleted",
+        f"documents: {record.documents_active + record.quarantined} = {record.documents_active} active + "
+        f"{record.quarantined} quarantined ({refused} at discovery, {record.quarantined - refused} later); "
+        f"extracted {record.extracted}, chunked {record.chunked} in this run",
+    ]
+    if (embed := stages.get("embed")) is not None:
+        distinct = embed.processed + embed.skipped
+        lines.append(f"chunks: {record.chunks} = {distinct} distinct texts + {record.chunks - distinct} sharing a "
+                     f"text; vectors: {distinct} = {embed.processed} embedded now + {embed.skipped} from the cache")
+    else:
+        lines.append(f"chunks: {record.chunks}")
+    return lines
 
 
 def print_hits(hits: list, timings: dict[str, float]) -> None:

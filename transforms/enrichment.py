@@ -15,6 +15,7 @@ import re
 
 from models.analysis import detect_language
 from models.llm import LLMClient, LLMError
+from transforms.progress import report
 
 __all__ = ["PROMPT_VERSION", "enrich", "llm_context", "rules_context"]
 
@@ -81,7 +82,8 @@ def enrich(chunks: list[dict], documents: dict[str, dict], client: LLMClient | N
     """
     languages: dict[str, str] = {}
     rows = []
-    for chunk in chunks:
+    for done, chunk in enumerate(chunks):
+        report("enrich", done, len(chunks), "chunks")
         document = documents.get(chunk["content_hash"]) or {}
         markdown = document.get("markdown") or ""
         title = document.get("title") or chunk.get("title") or ""
@@ -102,6 +104,7 @@ def enrich(chunks: list[dict], documents: dict[str, dict], client: LLMClient | N
         rows.append({"chunk_id": chunk["chunk_id"], "context": context, "context_source": source,
                      "model": client.model if source == "llm" and client else "rules",
                      "prompt_version": PROMPT_VERSION})
+    report("enrich", len(chunks), len(chunks), "chunks")
     return rows
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable
 from datetime import UTC, datetime
 
 from lakehouse.paths import LakePaths
@@ -15,12 +14,13 @@ from lakehouse.runs import RunRecord, append_run, home_lock, load_stage_records,
 from lakehouse.settings import Settings
 from lakehouse.storage import read_json
 from transforms import registry
+from transforms.progress import STEP, LogProgress, Reporter, report, reporting
 from transforms.stages import commit, snapshot
+from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
 
 log = logging.getLogger(__name__)
 
-ProgressHook = Callable[[str, int, int], None]
 
 
 def start_run(settings: Settings, run_id: str | None = None) -> RunContext:
@@ -33,10 +33,17 @@ def start_run(settings: Settings, run_id: str | None = None) -> RunContext:
 
 def finish_run(ctx: RunContext) -> RunRecord:
     """Commit, run the index stages, write the run record; returns it."""
-    registry.stage("commit").run(ctx, None)
+    _run_whole(ctx, registry.stage("commit"))
     for stage in registry.index_stages():
-        stage.run(ctx, None)
+        _run_whole(ctx, stage)
     return record_run(ctx)
+
+
+def _run_whole(ctx: RunContext, stage: Stage) -> None:
+    """A stage that is not batched, reported as one step (stages with many items also report those)."""
+    report(stage.name, 0, 1, STEP)
+    stage.run(ctx, None)
+    report(stage.name, 1, 1, STEP)
 
 
 def record_run(ctx: RunContext) -> RunRecord:
@@ -65,28 +72,41 @@ def record_run(ctx: RunContext) -> RunRecord:
         llm_completion_tokens=llm["completion_tokens"],
         quarantined=counts["documents_quarantined"], documents_active=counts["documents_active"],
         chunks=counts["chunks"], documents_deleted=counts["documents_deleted"],
-        stage_seconds={k: round(v, 3) for k, v in sorted(stage_seconds.items())}, errors=errors)
+        stage_seconds={k: round(stage_seconds[k], 3) for k in _run_order(stage_seconds)}, errors=errors)
     append_run(ctx.paths, record)
     log.info("run %s committed: %s", ctx.run_id, json.dumps(record.as_dict(), default=str))
     return record
 
 
-def run_index(settings: Settings, progress: ProgressHook | None = None) -> RunRecord:
-    """Run every registered stage in-process, then publish the run's snapshot; returns the run record."""
-    with home_lock(LakePaths(settings.home)):
+def _run_order(stage_seconds: Counter[str]) -> list[str]:
+    """Stage names in the order the registry runs them (then any unknown name, alphabetically)."""
+    order = [stage.name for stage in registry.STAGES]
+    return sorted(stage_seconds, key=lambda name: (order.index(name) if name in order else len(order), name))
+
+
+def run_index(settings: Settings, progress: Reporter | None = None) -> RunRecord:
+    """Run every registered stage in-process, then publish the run's snapshot; returns the run record.
+    ``progress`` receives (stage, done, total, unit) as stages advance (default: log lines, see
+    ``transforms.progress``)."""
+    with home_lock(LakePaths(settings.home)), reporting(progress or LogProgress()):
         ctx = start_run(settings)
         if not commit.committed(ctx):  # a resumed run that already committed keeps its plan (and its counts)
-            registry.stage("discover").run(ctx, None)
-            batches = ctx.batches()
-            batched = registry.batch_stages()
-            total, done = len(batches) * len(batched), 0
-            for stage in batched:
-                for batch in batches:
-                    stage.run(ctx, batch)
-                    done += 1
-                    if progress:
-                        progress(stage.name, done, total)
+            _run_whole(ctx, registry.stage("discover"))
+            _run_batches(ctx)
         record = finish_run(ctx)
-        registry.stage("snapshot").run(ctx, None)
+        _run_whole(ctx, registry.stage("snapshot"))
         record.snapshot_id = snapshot.publish_run(ctx)
         return record
+
+
+def _run_batches(ctx: RunContext) -> None:
+    """Every batched stage over the planned batches, reported in documents."""
+    sizes = {batch: len(ctx.batch_rows(batch)) for batch in ctx.batches()}
+    total = sum(sizes.values())
+    for stage in registry.batch_stages():
+        done = 0
+        report(stage.name, done, total, "documents")
+        for batch, size in sizes.items():
+            stage.run(ctx, batch)
+            done += size
+            report(stage.name, done, total, "documents")

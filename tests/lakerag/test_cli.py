@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -69,3 +70,21 @@ def test_bad_folder_config_names_the_file(tmp_path, small_source):
     assert result.returncode == 2
     assert ".lakerag.yaml" in result.stderr and "taxonomy[0]" in result.stderr
     assert not (tmp_path / "h" / "tables" / "documents.parquet").exists()
+
+
+def test_index_without_a_terminal_logs_progress_and_a_summary_that_adds_up(small_source, tmp_path, capsys):
+    assert main(["index", "--source", str(small_source), "--home", str(tmp_path / "home")]) == 0
+    captured = capsys.readouterr()
+    for stage, unit in [("extract", "documents"), ("chunk", "documents"), ("embed", "chunks")]:
+        assert re.search(rf"{stage}: \d+/\d+ {unit} \(100%\), [\d.]+/s", captured.err), stage
+    table = [ln.split("│")[1].strip() for ln in captured.out.splitlines() if ln.count("│") == 3]
+    stages = [name for name in table if name and name != "stage"]
+    assert stages.index("discover") < stages.index("extract") < stages.index("embed") < stages.index("graph")
+    files = re.search(r"files: (\d+) in the source = (\d+) new \+ (\d+) changed \+ (\d+) moved \+ (\d+) unchanged "
+                      r"\+ (\d+) refused at discovery", captured.out)
+    documents = re.search(r"documents: (\d+) = (\d+) active \+ (\d+) quarantined", captured.out)
+    assert files and documents
+    assert int(files[1]) == sum(map(int, files.groups()[1:])) == int(documents[1]) == 3
+    assert int(documents[1]) == int(documents[2]) + int(documents[3])
+    chunks = re.search(r"chunks: (\d+) = (\d+) distinct texts \+ (\d+) sharing a text", captured.out)
+    assert chunks and int(chunks[1]) == int(chunks[2]) + int(chunks[3])

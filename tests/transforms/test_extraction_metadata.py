@@ -117,3 +117,20 @@ def test_version_formats(line: str, version: str | None) -> None:
 ])
 def test_issue_date_formats(text: str, expected: date | None) -> None:
     assert extract_metadata(Extracted(f"# Doc\n\n{text}\n", "text"), "doc").issue_date == expected
+
+
+def test_a_label_word_inside_a_code_pattern_is_not_a_label() -> None:
+    text = ("# POP-QUA-001 - Controle de Documentos\n\nTodo documento recebe um código no formato TIPO-ÁREA-NNN, em "
+            "que TIPO identifica a natureza do documento (POP, IT, POL), ÁREA é a sigla do setor.\n\n"
+            "Departamento: Qualidade\n")
+    assert extract_metadata(Extracted(text, "pdf"), "pop").department == "Qualidade"  # was "NNN, em que TIPO ..."
+
+
+def test_sample_pop_qua_001_department_is_qualidade() -> None:
+    from pathlib import Path
+
+    from lakehouse.settings import Settings
+    from transforms.extraction import extract_document
+
+    path = Path(__file__).resolve().parents[2] / "sample_corpus/documents/POPs/POP-QUA-001 Controle de Documentos.pdf"
+    assert extract_metadata(extract_document(path, "pdf", Settings()), path.stem).department == "Qualidade"

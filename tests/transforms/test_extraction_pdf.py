@@ -58,9 +58,9 @@ def test_lgpd_articles_are_h4_headings_from_1_to_65_in_order(lgpd: Extracted) ->
 def test_lgpd_title_incisos_and_running_headers(lgpd: Extracted) -> None:
     assert re.search(r"^# LEI Nº 13\.709, DE 14 DE AGOSTO DE 2018$", lgpd.markdown, re.M)
     assert "\n- I - o respeito à privacidade;\n- II - a autodeterminação informativa;\n" in lgpd.markdown
-    # the browser's print header and the URL footer are on all 26 pages: kept once, not 26 times
-    assert lgpd.markdown.count("planalto.gov.br/ccivil_03") == 1
-    assert lgpd.markdown.count("08/11/2025, 12:14") == 1
+    # the browser's print header and the URL footer are on all 26 pages: out of the body, kept once as margins
+    assert "planalto.gov.br/ccivil_03" not in lgpd.markdown and "08/11/2025, 12:14" not in lgpd.markdown
+    assert lgpd.margins.count("planalto.gov.br/ccivil_03") == 1 and lgpd.margins.count("08/11/2025, 12:14") == 1
 
 
 @needs_datasets
@@ -101,7 +101,8 @@ def test_gazette_acts_become_titles_with_their_articles() -> None:
     titles = re.findall(r"^# (.+)$", extracted.markdown, re.M)
     assert titles[0] == "DECRETO Nº 56 DE 26 DE OUTUBRO DE 2020"
     assert sum(t.startswith("PORTARIA") for t in titles) == 3
-    assert extracted.markdown.count("Segunda-feira, 26 de Outubro de 2020 - Edição n° 136") == 1
+    edition = "Segunda-feira, 26 de Outubro de 2020 - Edição n° 136"  # the running header: a margin, once
+    assert edition not in extracted.markdown and extracted.margins.count(edition) == 1
     assert "Considerando que o dia 28 de outubro é data consagrada às comemorações" in extracted.markdown
 
 

@@ -8,6 +8,7 @@ quarantines that file and carries on.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from lakehouse.errors import DocumentError
@@ -18,6 +19,7 @@ from transforms.extraction.metadata import extract_metadata
 from transforms.extraction.pdf import extract_pdf
 from transforms.extraction.text import extract_text
 from transforms.extraction.types import Extracted, GovernanceMetadata
+from transforms.extraction.unicode import REPLACED, valid_unicode
 
 __all__ = ["Extracted", "GovernanceMetadata", "extract_document", "extract_metadata"]
 
@@ -32,11 +34,25 @@ def extract_document(path: Path, detected_type: str, settings: Settings) -> Extr
     """
     logger.debug("extracting %s as %s", path, detected_type)
     if detected_type == "pdf":
-        return extract_pdf(path, settings)
-    if detected_type == "docx":
-        return extract_docx(path)
-    if detected_type == "html":
-        return extract_html(path)
-    if detected_type in ("markdown", "text"):
-        return extract_text(path, detected_type)
-    raise DocumentError(f"unsupported document type: {detected_type}")
+        extracted = extract_pdf(path, settings)
+    elif detected_type == "docx":
+        extracted = extract_docx(path)
+    elif detected_type == "html":
+        extracted = extract_html(path)
+    elif detected_type in ("markdown", "text"):
+        extracted = extract_text(path, detected_type)
+    else:
+        raise DocumentError(f"unsupported document type: {detected_type}")
+    return _valid(extracted)
+
+
+def _valid(extracted: Extracted) -> Extracted:
+    """Text that encodes as UTF-8 (lone surrogates replaced, and counted in the document's warnings)."""
+    markdown, replaced = valid_unicode(extracted.markdown)
+    margins, replaced_margins = valid_unicode(extracted.margins)
+    replaced += replaced_margins
+    if markdown is extracted.markdown and margins is extracted.margins:
+        return extracted
+    warnings = [*extracted.warnings, f"{replaced} {REPLACED}"]
+    return replace(extracted, markdown=markdown, margins=margins, warnings=warnings if replaced else
+                   extracted.warnings)

@@ -1,7 +1,8 @@
-"""DOCX -> Markdown with python-docx: heading styles, numbered and bulleted lists, tables, in body order.
+"""DOCX -> Markdown with python-docx: heading styles, numbered and bulleted lists, tables, text boxes (and the
+tables in them) in body order, then footnotes and endnotes as ``[^N]: text``.
 
-Section headers open the Markdown and footers close it (once each), since documents often keep their
-version, dates and approvers there.
+Section headers and footers (once each) are kept out of the body as ``Extracted.margins``, where the
+governance-metadata rules read them: documents often keep their version, dates and approvers there.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import Any
 import docx
 from docx.table import Table
 from docx.text.paragraph import Paragraph
+from docx.text.run import Run
 
 from lakehouse.errors import DocumentError
+from transforms.extraction.docx_parts import has_text_box, note_texts, text_box_items
 from transforms.extraction.markdown import Block, clean_line, render, to_pipe_table
 from transforms.extraction.structure import legal_division, looks_like_caps_heading, numbered_heading_level
 from transforms.extraction.types import Extracted
@@ -27,6 +30,7 @@ logger = logging.getLogger(__name__)
 _HEADING_STYLE = re.compile(r"^(?:heading|t[íi]tulo|cabe[çc]alho|überschrift|titre)\s*(\d)$", re.I)
 _TITLE_STYLE = re.compile(r"^(?:title|t[íi]tulo)$", re.I)
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_NOTE_REFERENCES = (f"{_W}footnoteReference", f"{_W}endnoteReference")
 
 
 def extract_docx(path: Path) -> Extracted:
@@ -41,17 +45,18 @@ def extract_docx(path: Path) -> Extracted:
     except Exception as exc:  # python-docx raises PackageNotFoundError and others for broken packages
         raise DocumentError(f"corrupt DOCX: {exc}") from exc
     converter = _Converter(document)
-    blocks: list[Block] = []
+    margins: list[Block] = []
     seen: set[str] = set()
     for section in document.sections:
         if not section.header.is_linked_to_previous:
-            blocks += converter.blocks(section.header.iter_inner_content(), seen)
-    blocks += converter.blocks(document.iter_inner_content(), None)
+            margins += converter.blocks(section.header.iter_inner_content(), seen)
+    blocks = converter.blocks(document.iter_inner_content(), None)
+    blocks += [Block("para", f"[^{number}]: {text}") for number, text in note_texts(document)]
     for section in document.sections:
         if not section.footer.is_linked_to_previous:
-            blocks += converter.blocks(section.footer.iter_inner_content(), seen)
+            margins += converter.blocks(section.footer.iter_inner_content(), seen)
     markdown, _ = render(blocks)
-    return Extracted(markdown, "docx")
+    return Extracted(markdown, "docx", margins=render(margins)[0])
 
 
 class _StyleNames:
@@ -86,15 +91,16 @@ class _Converter:
         out: list[Block] = []
         for item in items:
             block = self._table(item) if isinstance(item, Table) else self._paragraph(item)
-            if block is None or (seen is not None and block.text in seen):
-                continue
-            if seen is not None:
-                seen.add(block.text)
-            out.append(block)
+            if block is not None and (seen is None or block.text not in seen):
+                if seen is not None:
+                    seen.add(block.text)
+                out.append(block)
+            if isinstance(item, Paragraph) and has_text_box(item):
+                out += self.blocks(text_box_items(item), seen)
         return out
 
     def _paragraph(self, paragraph: Paragraph) -> Block | None:
-        lines = [clean_line(t) for t in paragraph.text.split("\n")]
+        lines = [clean_line(t) for t in _text(paragraph).split("\n")]
         text = "\n".join(t for t in lines if t)
         if not text:
             return None
@@ -155,6 +161,18 @@ class _Converter:
         if len(rows) == 1 or len(rows[0]) == 1:  # a layout box, not a table
             return Block("para", "\n".join(c for r in rows for c in r if c))
         return Block("table", to_pipe_table(rows[0], rows[1:]))
+
+
+def _text(paragraph: Paragraph) -> str:
+    """The paragraph's text with ``[^N]`` where it cites a footnote or endnote."""
+    if next(paragraph._p.iter(_NOTE_REFERENCES), None) is None:
+        return paragraph.text
+    parts = []
+    for item in paragraph.iter_inner_content():
+        parts.append(item.text)
+        if isinstance(item, Run):
+            parts += [f"[^{ref.get(f'{_W}id')}]" for ref in item._r.iter(_NOTE_REFERENCES)]
+    return "".join(parts)
 
 
 def _numbering_formats(document: Any) -> dict[tuple[str, int], str]:

@@ -124,6 +124,22 @@ def _list(tag: Tag, out: list[Block], depth: int) -> None:
                 _block(child, out, depth + 1)
 
 
+def _cell_text(cell: Tag) -> str:
+    """One line for a table cell; a table nested in it is flattened (``Titular: Ana Lima; Suplente: ...``)."""
+    nested = cell.find("table")
+    if nested is None:
+        return " ".join(cell.get_text(" ").split())
+    rows = []
+    for tr in nested.find_all("tr"):
+        if tr.find_parent("table") is nested:
+            cells = [_cell_text(c) for c in tr.find_all(("td", "th"), recursive=False)]
+            cells = [c for c in cells if c]
+            rows.append((": " if len(cells) == 2 else ", ").join(cells))
+    nested.extract()
+    before = " ".join(cell.get_text(" ").split())
+    return "; ".join(r for r in [before, *rows] if r)
+
+
 def _table(tag: Tag, out: list[Block]) -> None:
     rows: list[list[str]] = []
     for tr in tag.find_all("tr"):
@@ -131,7 +147,7 @@ def _table(tag: Tag, out: list[Block]) -> None:
             continue  # a row of a nested table
         cells: list[str] = []
         for cell in tr.find_all(("td", "th"), recursive=False):
-            cells.append(clean_line(cell.get_text(" ")))
+            cells.append(_cell_text(cell))
             span = str(cell.get("colspan", "1"))
             cells += [""] * (int(span) - 1 if span.isdigit() and 1 < int(span) < 50 else 0)
         if any(cells):

@@ -42,10 +42,11 @@ _VERSION_LABEL = r"versao|version|revisao|rev|ver|v"
 _LABEL = {name: re.compile(rf"\b(?:{pattern})\b") for name, pattern in (_DATE_LABELS | _TEXT_LABELS).items()}
 _STRONG = {name: re.compile(rf"(?:{pattern})") for name, pattern in _STRONG_PEOPLE.items()}
 _ANY_LABEL = re.compile(rf"\b(?:{'|'.join([*_DATE_LABELS.values(), *_TEXT_LABELS.values()])}"
-                        r"|verificad[oa] por|revisad[oa] por|reviewed by|codigo|code)\b")
+                        r"|verificad[oa] por|revisad[oa] por|reviewed by|codigo|code|versao|version)\b")
 _VERSION = re.compile(rf"(?P<lead>^|\s[-–|]\s*|\s)(?:{_VERSION_LABEL})\.?\s*(?:n[o.º°]*\.?\s*)?"
                       r"(?P<sep>[:\-–]?)\s*(?P<v>\d{1,3}(?:\.\d{1,3}){0,2})\b(?![/.\-]\d)")
 _DATE_LEAD = re.compile(r"[\s:\-–=]*(?:(?:em|de|ate|a partir de|desde|on)\s+)?")
+_COMPOUND = re.compile(r"[-–/]\S")
 _TEXT_LEAD = re.compile(r"\s*[:\-–=]\s*")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _SEPARATOR_CELL = re.compile(r"^:?-{3,}:?$")
@@ -58,9 +59,11 @@ fold = fold_aligned  # label matches are found in the folded line and read from 
 
 
 def extract_metadata(extracted: Extracted, fallback_title: str) -> GovernanceMetadata:
-    """Fields found on the first and last pages (or characters); ``metadata_source`` says whether any was."""
+    """Fields found on the first and last pages (or characters) and in the running headers and footers
+    (``Extracted.margins``); ``metadata_source`` says whether any was."""
     candidates: list[Candidate] = []
-    for region in _regions(extracted):
+    margins = [extracted.margins] if extracted.margins else []  # running headers and footers, DOCX sections
+    for region in _regions(extracted) + margins:
         candidates += _from_tables(region, len(candidates)) + _from_lines(region, len(candidates) + 10_000)
     found: dict[str, Any] = {}
     for _, _, name, value in sorted(candidates, key=lambda c: (c[0], c[1])):
@@ -155,6 +158,8 @@ def _value_after(name: str, line: str, folded: str, label: re.Match[str]) -> Any
         lead = _DATE_LEAD.match(folded, label.end())
         match = DATE.match(folded, lead.end() if lead else label.end())
         return parse_date(match) if match else None
+    if _COMPOUND.match(folded, label.end()) or folded[max(label.start() - 1, 0):label.start()] in ("-", "/"):
+        return None  # a word inside a code pattern ("TIPO-ÁREA-NNN"), not a label
     lead = _TEXT_LEAD.match(folded, label.end())
     at_start = not folded[: label.start()].strip(" -–•*|")
     if lead is None and at_start and re.search(r"\b(?:por|by)$", label.group()):
@@ -176,7 +181,7 @@ def _convert(name: str, raw: str) -> Any:
     for stop in (_ANY_LABEL.search(folded), re.search(r"\s{2,}|\s+\|\s+|\s+em\s+\d|\s+\d{1,2}[/.]\d", raw)):
         if stop is not None and stop.start() > 0:
             cut = min(cut, stop.start())
-    value = raw[:cut].strip(" \t:;,.-–|_")
+    value = raw[:cut].strip(" \t:;,.-–—|_")
     if not value or len(value) > 100 or not re.search(r"[^\W\d_]", value) or _is_date_only(value):
         return None
     return value

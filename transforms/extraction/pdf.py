@@ -4,21 +4,18 @@ to OCR."""
 
 from __future__ import annotations
 
-import ctypes
 import logging
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pypdfium2 as pdfium
-import pypdfium2.raw as pdfium_c
 
 from lakehouse.errors import DocumentError
 from lakehouse.settings import Settings
-from transforms.extraction.markdown import render
+from transforms.extraction.markdown import clean_line, render
 from transforms.extraction.pdf_layout import layout_blocks
-from transforms.extraction.pdf_lines import Line, body_size, drop_repeated_margins, page_lines
-from transforms.extraction.pdf_tables import PdfTable, page_tables
+from transforms.extraction.pdf_lines import Line, body_size, page_lines, split_margins
+from transforms.extraction.pdf_rules import has_grid
+from transforms.extraction.pdf_tables import CellText, PdfTable, page_tables
 from transforms.extraction.types import Extracted
 
 logger = logging.getLogger(__name__)
@@ -41,12 +38,13 @@ def extract_pdf(path: Path, settings: Settings) -> Extracted:
     if empty:
         warnings.append(f"pages without a text layer (not OCR'd): {', '.join(empty)}")
     tables = _read_tables(path, ruled, warnings)
-    pages = drop_repeated_margins(pages, heights)
+    pages, running = split_margins(pages, heights)
     blocks = layout_blocks(pages, tables, body_size(pages))
     markdown, spans = render(blocks, len(pages))
+    margins = "\n".join(clean_line(ln.text) for ln in running)
     logger.info("%s: %d pages, %d tables, %d characters", path.name, len(pages),
                 sum(map(len, tables.values())), len(markdown))
-    return Extracted(markdown, "pdf-text", len(pages), spans, warnings)
+    return Extracted(markdown, "pdf-text", len(pages), spans, warnings, margins)
 
 
 def _check_bytes(path: Path) -> list[str]:
@@ -81,7 +79,7 @@ def _read_pages(path: Path) -> tuple[list[list[Line]], list[float], list[int]]:
                 pages.append(page_lines(page, i))
                 left, bottom, right, top = page.get_mediabox()
                 heights.append(top - bottom)
-                if _has_rules(page):
+                if has_grid(page):
                     ruled.append(i)
             finally:
                 page.close()
@@ -97,42 +95,6 @@ def _reason(exc: Exception) -> str:
     return text[text.find("PDFium: ") + 8:].rstrip(").") if "PDFium: " in text else text
 
 
-def _has_rules(page: pdfium.PdfPage) -> bool:
-    """Rules at three or more distinct x and y positions (a grid of at least 2 x 2 cells) are drawn, or one
-    path draws many segments. Cheap enough for every page (raw PDFium calls: wrapping each of a page's
-    thousands of text objects in Python costs more than reading its text), so pdfplumber parses only pages
-    that may hold tables."""
-    xs: set[int] = set()
-    ys: set[int] = set()
-    for obj in _paths(page.raw):
-        if pdfium_c.FPDFPath_CountSegments(obj) > 12:
-            return True
-        box = [ctypes.c_float() for _ in range(4)]
-        if not pdfium_c.FPDFPageObj_GetBounds(obj, *(ctypes.byref(v) for v in box)):
-            continue
-        left, bottom, right, top = (v.value for v in box)
-        if top - bottom > 10:
-            xs.update({round(left / 2), round(right / 2)})
-        if right - left > 10:
-            ys.update({round(bottom / 2), round(top / 2)})
-        if len(xs) >= 3 and len(ys) >= 3:
-            return True
-    return False
-
-
-def _paths(parent: Any, depth: int = 0) -> Iterator[Any]:
-    """Path objects of a page, including those inside form XObjects (three levels deep)."""
-    is_page = depth == 0
-    count = pdfium_c.FPDFPage_CountObjects(parent) if is_page else pdfium_c.FPDFFormObj_CountObjects(parent)
-    for i in range(count):
-        obj = pdfium_c.FPDFPage_GetObject(parent, i) if is_page else pdfium_c.FPDFFormObj_GetObject(parent, i)
-        kind = pdfium_c.FPDFPageObj_GetType(obj)
-        if kind == pdfium_c.FPDF_PAGEOBJ_PATH:
-            yield obj
-        elif kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < 3:
-            yield from _paths(obj, depth + 1)
-
-
 def _read_tables(path: Path, ruled: list[int], warnings: list[str]) -> dict[int, list[PdfTable]]:
     if not ruled:
         return {}
@@ -140,12 +102,16 @@ def _read_tables(path: Path, ruled: list[int], warnings: list[str]) -> dict[int,
 
     tables: dict[int, list[PdfTable]] = {}
     try:
+        doc = pdfium.PdfDocument(path)  # cell text where pdfplumber's letter-spaces it
         with pdfplumber.open(path, pages=[i + 1 for i in ruled]) as pdf:
             for page in pdf.pages:
-                found = page_tables(page)
+                textpage = doc[page.page_number - 1].get_textpage()
+                found = page_tables(page, CellText(textpage, float(page.height)))
+                textpage.close()
                 if found:
                     tables[page.page_number - 1] = found
                 page.close()
+        doc.close()
     except Exception as exc:  # tables are an improvement over plain text, never a reason to lose the document
         logger.warning("%s: table detection failed: %s", path.name, exc)
         warnings.append(f"table detection failed: {exc}")

@@ -10,10 +10,14 @@ from dataclasses import dataclass, replace
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from transforms.extraction.structure import numbered_heading_level
+from transforms.extraction.unicode import join_surrogates
+
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag
 _MIN_SIZE = 2.0  # points; smaller text is invisible (hidden bookmarks)
 _DIGITS = re.compile(r"\d+")
+_MAX_RUN_IN = 120  # characters: a run-in heading is short
 _HYPHENS = frozenset("-\x02\u00ad\u2010\ufffe")
 
 
@@ -58,33 +62,50 @@ def page_lines(page: pdfium.PdfPage, page_index: int) -> list[Line]:
     textpage = page.get_textpage()
     try:
         count = textpage.count_chars()
-        chars = [chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count)]
+        chars = join_surrogates([pdfium_c.FPDFText_GetUnicode(textpage.raw, i) for i in range(count)])
         left, _, _, top_edge = page.get_mediabox()
         lines: list[Line] = []
         for start, end in _segments(textpage, chars):
-            indexes = [i for i in range(start, end) if not chars[i].isspace() and chars[i] not in "\x00\r"]
+            indexes = [i for i in range(start, end) if chars[i] and not chars[i].isspace() and chars[i] != "\x00"]
             if not indexes:
                 continue
             samples = sorted({indexes[0], indexes[len(indexes) // 2], indexes[-1]})
-            boxes = [textpage.get_charbox(i, loose=True) for i in samples]
             size = max(_font_size(textpage, i) for i in samples)
             if size < _MIN_SIZE:
                 continue
-            first, last = textpage.get_charbox(indexes[0]), textpage.get_charbox(indexes[-1])
-            text = "".join(chars[indexes[0]: indexes[-1] + 1]).replace("\r", "")
-            lines.append(Line(
-                text=text.replace("\x02", "-").replace("\ufffe", "-"),
-                page=page_index,
-                x0=min(first[0], last[0]) - left,
-                x1=max(first[2], last[2]) - left,
-                top=top_edge - max(b[3] for b in boxes),
-                bottom=top_edge - min(b[1] for b in boxes),
-                size=round(size, 1),
-                bold=all(_is_bold(textpage, i) for i in samples),
-            ))
+            boxes = [textpage.get_charbox(i, loose=True) for i in samples]
+            span = (top_edge - max(b[3] for b in boxes), top_edge - min(b[1] for b in boxes))
+            first_bold = _is_bold(textpage, samples[0])
+            last_bold = first_bold and _is_bold(textpage, samples[-1])
+            bold = last_bold and all(_is_bold(textpage, i) for i in samples[1:-1])
+            split = _run_in_heading(textpage, chars, indexes) if first_bold and not last_bold else None
+            if split is None:
+                lines.append(_line(textpage, chars, indexes, page_index, left, span, size, bold))
+            else:  # "5.1 Hyper Parameter Optimization We have chosen ...": the bold heading, then its paragraph
+                lines.append(_line(textpage, chars, indexes[:split], page_index, left, span, size, True))
+                lines.append(_line(textpage, chars, indexes[split:], page_index, left, span, size, False))
         return lines
     finally:
         textpage.close()
+
+
+def _line(textpage: pdfium.PdfTextPage, chars: list[str], indexes: list[int], page_index: int, left: float,
+          span: tuple[float, float], size: float, bold: bool) -> Line:
+    first, last = textpage.get_charbox(indexes[0]), textpage.get_charbox(indexes[-1])
+    text = "".join(chars[indexes[0]: indexes[-1] + 1]).replace("\r", "")
+    return Line(text=text.replace("\x02", "-").replace("\ufffe", "-"), page=page_index,
+                x0=min(first[0], last[0]) - left, x1=max(first[2], last[2]) - left, top=span[0], bottom=span[1],
+                size=round(size, 1), bold=bold)
+
+
+def _run_in_heading(textpage: pdfium.PdfTextPage, chars: list[str], indexes: list[int]) -> int | None:
+    """Where a bold numbered heading that runs into its (regular) paragraph ends, as a position in
+    ``indexes``; None when the bold start of the line is not such a heading."""
+    for k, i in enumerate(indexes[:_MAX_RUN_IN]):
+        if not _is_bold(textpage, i):
+            head = "".join(chars[indexes[0]: i]).strip()
+            return k if k and numbered_heading_level(head.rstrip(".:")) else None
+    return None
 
 
 def _segments(textpage: pdfium.PdfTextPage, chars: list[str]) -> list[tuple[int, int]]:
@@ -109,23 +130,25 @@ def _signature(line: Line) -> str:
     return _DIGITS.sub("#", " ".join(line.text.split())).lower()
 
 
-def drop_repeated_margins(pages: list[list[Line]], page_heights: list[float]) -> list[list[Line]]:
-    """Remove running headers and footers: a line in the top or bottom 20% of the page whose text, with digits
-    masked, recurs on at least half of the pages (and on two or more). The information (a document code, an
-    edition) survives once: the first header occurrence opens its page, the first footer closes the
-    document."""
+def split_margins(pages: list[list[Line]], page_heights: list[float]) -> tuple[list[list[Line]], list[Line]]:
+    """Take running headers and footers out of the body: a line in the top or bottom 20% of the page whose
+    text, with digits masked, recurs once a page on at least half of the pages (and on two or more). Returns
+    the body lines of each page and each running line once (headers first): a document code, an edition or an
+    approver survive there, for the governance-metadata rules."""
     if len(pages) < 2:
-        return pages
+        return pages, []
     counts: Counter[str] = Counter()
     for lines, height in zip(pages, page_heights, strict=True):
-        counts.update({_signature(ln) for ln in lines if _in_margin(ln, height)})
+        per_page = Counter(_signature(ln) for ln in lines)
+        counts.update({sig for sig in (_signature(ln) for ln in lines if _in_margin(ln, height))
+                       if per_page[sig] == 1})  # body text repeats within a page; a running header does not
     threshold = max(2, (len(pages) + 1) // 2)
     repeated = {sig for sig, n in counts.items() if n >= threshold}
     seen: set[str] = set()
-    result: list[list[Line]] = []
+    headers: list[Line] = []
     footers: list[Line] = []
+    result: list[list[Line]] = []
     for lines, height in zip(pages, page_heights, strict=True):
-        headers: list[Line] = []
         body: list[Line] = []
         for ln in lines:
             sig = _signature(ln)
@@ -134,11 +157,8 @@ def drop_repeated_margins(pages: list[list[Line]], page_heights: list[float]) ->
             elif sig not in seen:
                 seen.add(sig)
                 (headers if ln.bottom < 0.2 * height else footers).append(replace(ln, margin=True))
-        result.append(sorted(headers, key=lambda ln: ln.top) + body)
-    if footers:
-        last = len(result) - 1
-        result[last] += [replace(ln, page=last) for ln in sorted(footers, key=lambda ln: ln.top)]
-    return result
+        result.append(body)
+    return result, headers + footers
 
 
 def _in_margin(line: Line, height: float) -> bool:

@@ -10,6 +10,7 @@ back into one Markdown row per line).
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from transforms.extraction.markdown import to_pipe_table
 logger = logging.getLogger(__name__)
 
 Cell = str | None
+_LETTER_SPACED = re.compile(r"(?:^|\s)(?:\S ){3,}\S(?:\s|$)")  # four or more lone characters in a row
 
 
 @dataclass
@@ -30,12 +32,27 @@ class PdfTable:
     after: list[str] = field(default_factory=list)
 
 
-def page_tables(page: Any) -> list[PdfTable]:
-    """Tables on a pdfplumber page with at least two columns and two rows."""
+class CellText:
+    """A cell's text as PDFium reads it (from the text layer's own spaces), for cells that pdfplumber's
+    gap-based word splitting letter-spaces (``0 3 / 2 5 / 2 0 1 6``)."""
+
+    def __init__(self, textpage: Any, height: float) -> None:
+        self.textpage, self.height = textpage, height
+
+    def __call__(self, bbox: tuple[float, float, float, float]) -> str:
+        x0, top, x1, bottom = bbox
+        text = self.textpage.get_text_bounded(left=x0, bottom=self.height - bottom, right=x1, top=self.height - top)
+        return "\n".join(" ".join(line.split()) for line in text.replace("\r", "").split("\n") if line.strip())
+
+
+def page_tables(page: Any, cell_text: CellText | None = None) -> list[PdfTable]:
+    """Tables on a pdfplumber page with at least two columns and two rows. Glyphs drawn twice (fake bold)
+    are read once."""
     found = []
+    page = page.dedupe_chars()
     for table in page.find_tables():
         try:
-            parsed = _parse(page, table)
+            parsed = _parse(page, table, cell_text)
         except Exception as exc:  # a malformed table must not lose the page: its text stays as paragraphs
             logger.warning("table on page %s skipped: %s", page.page_number, exc)
             continue
@@ -48,9 +65,12 @@ def _clean(text: Cell) -> str:
     return " ".join((text or "").split())
 
 
-def _parse(page: Any, table: Any) -> PdfTable | None:
+def _parse(page: Any, table: Any, cell_text: CellText | None) -> PdfTable | None:
     rows: list[list[Cell]] = table.extract()
     cells: list[list[Any]] = [row.cells for row in table.rows]
+    if cell_text is not None:
+        rows = [[cell_text(box) if text and box and _LETTER_SPACED.search(text) else text
+                 for text, box in zip(row, boxes, strict=False)] for row, boxes in zip(rows, cells, strict=True)]
     ncols = max((len(r) for r in rows), default=0)
     before: list[str] = []
     after: list[str] = []

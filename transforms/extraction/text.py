@@ -26,13 +26,26 @@ _BOMS = [(codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")]
 _LATIN = re.compile(r"^(cp125\d|cp8[56]\d|cp437|latin|iso8859|mac_)")
 _BINARY_BYTES = frozenset(range(0, 32)) - {9, 10, 12, 13, 26}
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+_MIXED = "lakerag-cp1252"
+
+
+def _cp1252_stretch(exc: UnicodeError) -> tuple[str, int]:
+    """Decode error handler: the invalid bytes as cp1252 (latin-1 where cp1252 leaves a byte undefined)."""
+    assert isinstance(exc, UnicodeDecodeError)
+    bad = exc.object[exc.start:exc.end]
+    return "".join(bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in bad), exc.end
+
+
+codecs.register_error(_MIXED, _cp1252_stretch)
 _RULE = re.compile(r"^:?(?:={3,}|-{3,}|_{3,}|\*{3,}|~{3,}):?$")
 
 
 def decode_text(raw: bytes) -> str:
-    """Decode bytes of unknown encoding: BOMs, then UTF-8, then charset-normalizer. Western single-byte
-    guesses are read as cp1252 (latin-1 where cp1252 leaves a byte undefined): charset-normalizer tends to
-    call Portuguese cp1250, which would turn ``ã`` into ``ă``."""
+    """Decode bytes of unknown encoding: BOMs, then UTF-8, then UTF-8 mixed with cp1252 (a file with valid
+    multi-byte UTF-8 sequences and invalid bytes: each stretch decoded as what it is), then charset-normalizer.
+    Western single-byte guesses are read as cp1252 (latin-1 where cp1252 leaves a byte undefined):
+    charset-normalizer tends to call Portuguese cp1250, which would turn ``ã`` into ``ă``."""
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             try:
@@ -44,6 +57,8 @@ def decode_text(raw: bytes) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    if _UTF8_SEQUENCE.search(raw) and sum(b in _BINARY_BYTES for b in raw) <= 0.01 * len(raw):
+        return raw.decode("utf-8", errors=_MIXED)  # UTF-8 where valid, cp1252 for the stretches that are not
     best = from_bytes(raw).best()
     if best is None:
         raise DocumentError("undecodable text: no plausible character encoding (binary content?)")

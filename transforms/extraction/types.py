@@ -11,7 +11,8 @@ class Extracted:
     """A document's text and structure as Markdown.
 
     ``page_spans[i]`` is the [start, end) character span of page ``i + 1`` in ``markdown``
-    (empty for formats without pages).
+    (empty for formats without pages). ``margins`` is the Markdown of running headers and footers (PDF) or
+    section headers and footers (DOCX): kept out of the body, read by the governance-metadata rules.
     """
 
     markdown: str
@@ -19,6 +20,7 @@ class Extracted:
     page_count: int = 0
     page_spans: list[tuple[int, int]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    margins: str = ""
 
 
 @dataclass(frozen=True)

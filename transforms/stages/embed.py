@@ -17,6 +17,7 @@ from lakehouse.paths import LakePaths
 from lakehouse.runs import StageRecord
 from lakehouse.storage import write_table
 from models.embedding import embedder_id, load_embedder
+from transforms.progress import report
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
 from transforms.stages.indexed import FLUSH_EVERY, indexed_chunks
@@ -36,9 +37,15 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     missing = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in have}.items())
     if missing:
         embedder = load_embedder(st.index.embedding_model, st.index.embedding_device, st.index.embedding_batch_size)
+        step = max(1, st.index.embedding_batch_size)
+        report("embed", 0, len(missing), "chunks")
         for start in range(0, len(missing), FLUSH_EVERY):
             part = missing[start:start + FLUSH_EVERY]
-            vectors = embedder.embed_passages([t for _, t in part])
+            pieces = []
+            for at in range(0, len(part), step):  # one model batch at a time, so that progress shows
+                pieces.append(embedder.embed_passages([t for _, t in part[at:at + step]]))
+                report("embed", start + min(at + step, len(part)), len(missing), "chunks")
+            vectors = np.concatenate(pieces)
             cache.append(pa.table({KEY: [k for k, _ in part], "vector": list(vectors.astype(np.float32))}))
             record.processed += len(part)
         cache.compact()

@@ -16,6 +16,7 @@ from lakehouse.paths import LakePaths
 from lakehouse.runs import StageRecord
 from lakehouse.settings import Settings
 from lakehouse.storage import read_json, write_json, write_table
+from transforms.extraction.unicode import REPLACED
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
 from transforms.watchdog import Overrun, Watchdog, WorkerDied, shared
@@ -87,6 +88,7 @@ def _extract_batch(ctx: RunContext, batch: int, watchdog: Watchdog, record: Stag
             marker.unlink(missing_ok=True)
         write_table(pa.Table.from_pylist([data], schema=s.EXTRACTED), paths.extracted_part(digest))
         record.processed += 1
+        record.errors += [f"{row[s.PATH]}: {w}" for w in data["warnings"] if REPLACED in w]  # in the run record
 
 
 def _save_failure(ctx: RunContext, digest: str, path: str, stage: str, reason: str, record: StageRecord) -> None:

@@ -15,6 +15,7 @@ from lakehouse.runs import StageRecord
 from lakehouse.storage import publish_versioned
 from models.analysis import analyze, detect_language
 from models.sparse import build_sparse_index, save_sparse_index
+from transforms.progress import report
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
 from transforms.stages.indexed import FLUSH_EVERY, indexed_chunks
@@ -36,6 +37,7 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
         cache.append(pa.table({KEY: [k for k, _ in part], "language": langs,
                                "tokens": [analyze(t, lang) for (_, t), lang in zip(part, langs, strict=True)]}))
         record.processed += len(part)
+        report("sparse", record.processed, len(missing), "chunks")
     cache.compact()
     record.skipped = len(set(keys)) - record.processed
     found = cache.read(keys)

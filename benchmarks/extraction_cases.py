@@ -1,0 +1,159 @@
+"""Extraction on the constructed failure documents (issue 13) and the real PDFs: correctness, time, table path.
+
+Usage: ``python benchmarks/extraction_cases.py [--datasets PATH] [--repeat N] [--ocr] [--name NAME]``.
+Builds every case with ``scripts/build_extraction_cases.py`` into a temporary folder, extracts each one
+``--repeat`` times (median wall time), checks what a reader would check (expected text present, broken text
+absent), times the table path (the ruled-page probe plus pdfplumber) on the page without a table, and reads
+the structure of the real PDFs in ``shared/datasets/pdfs`` (see its README): LGPD headings, NICS table header,
+gazette headings, and with ``--ocr`` Tesseract's character error rate on ``linn.pdf``. Prints a table and
+writes ``benchmarks/results/<NAME>.json`` (default ``extraction_cases``).
+Only ``extract_document`` and ``extract_metadata`` are used, so the script also runs against older commits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from benchmarks._common import save  # noqa: E402
+from lakehouse.settings import Settings  # noqa: E402
+from transforms.extraction import extract_document, extract_metadata  # noqa: E402
+from transforms.extraction import pdf as pdf_module  # noqa: E402
+
+DATASETS = REPO / ".." / "shared" / "datasets" / "pdfs"
+KINDS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".txt": "text"}
+# case -> (strings that must appear, strings that must not)
+CHECKS: dict[str, tuple[list[str], list[str]]] = {
+    "non_bmp.pdf": (["Simbolo \U000f0854 marca", "\U0001d400 e a constante"], []),
+    "fake_bold.pdf": (["| Specifies | 03/25/2016 |"], ["SSpp", "0033"]),
+    "ruled_dates.pdf": (["| Contrato 001 | 03/25/2016 | 12/31/2017 |"], ["0 3 / 2 5"]),
+    "running_header.pdf": (["Atividade 1.2:", "Atividade 2.1:", "Atividade 3.12:"],
+                           ["REGISTRO DE OPERAÇÕES DE TRATAMENTO", "Aprovado por"]),
+    "run_in_heading.pdf": (["# 5.1 Hyper Parameter Optimization\n\nWe have chosen", "# 5.2 Results\n\nThe model"],
+                           []),
+    "no_table.pdf": (["# Relatório anual"], ["| --- |"]),
+    "text_boxes.docx": (["quatro horas", "sala de crise", "| Coordenador | Paulo Reis | 4410 |"], []),
+    "footnotes.docx": (["Código Tributário Nacional"], []),
+    "header_footer.docx": (["# Gestão de Senhas"], ["ELABORADO POR"]),
+    "nested_table.html": (["| ERP | Titular: Ana Lima; Suplente: Paulo Reis | Alta |"], []),
+    "mixed_encoding.txt": (["Relatório de ações", "Seção 2: informações", "Conclusão: não há"], []),
+}
+METADATA = {"header_footer.docx": {"responsible": "Rita Souza", "approver": "Helena Prado"},
+            "running_header.pdf": {"approver": "Carla Mendes", "version": "2.1"}}
+
+
+def _builder() -> Any:
+    spec = importlib.util.spec_from_file_location("cases", REPO / "scripts" / "build_extraction_cases.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _TablePath:
+    """Wraps the PDF module's table reader (``_read_tables``) to add up the time spent in it."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.original = pdf_module._read_tables
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.original(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def _extract(path: Path, repeat: int, timer: _TablePath) -> tuple[Any, float, float, str | None]:
+    times, tables, extracted, error = [], [], None, None
+    for _ in range(repeat):
+        timer.seconds = 0.0
+        started = time.perf_counter()
+        try:
+            extracted = extract_document(path, KINDS[path.suffix], Settings())
+            extracted.markdown.encode("utf-8")
+        except Exception as exc:  # noqa: BLE001 - a crash is a result here
+            error = f"{type(exc).__name__}: {exc}"[:160]
+        times.append(time.perf_counter() - started)
+        tables.append(timer.seconds)
+    return extracted, statistics.median(times), statistics.median(tables), error
+
+
+def _case_row(name: str, path: Path, repeat: int, timer: _TablePath) -> dict:
+    extracted, seconds, table_seconds, error = _extract(path, repeat, timer)
+    present, absent = CHECKS[name]
+    failed = [f"missing {s!r}" for s in present if extracted is None or s not in extracted.markdown]
+    failed += [f"unexpected {s!r}" for s in absent if extracted is not None and s in extracted.markdown]
+    if extracted is not None and name in METADATA:
+        meta = extract_metadata(extracted, path.stem)
+        failed += [f"{k}={getattr(meta, k)!r}" for k, v in METADATA[name].items() if getattr(meta, k) != v]
+    if error:
+        failed = [error]
+    return {"document": name, "seconds": round(seconds, 4), "table_path_seconds": round(table_seconds, 4),
+            "correct": not failed, "problems": failed}
+
+
+def _real_pdfs(datasets: Path, repeat: int, timer: _TablePath, ocr: bool) -> list[dict]:
+    rows = []
+    for name in ("lei_13709_2018_LGPD_planalto_print.pdf", "nics-background-checks-2015-11.pdf",
+                 "diario_oficial_pratania_sp_ed136_2020-10-26.pdf"):
+        extracted, seconds, table_seconds, error = _extract(datasets / name, repeat, timer)
+        md = extracted.markdown if extracted else ""
+        headings = re.findall(r"^(#{1,6}) ", md, re.M)
+        row = {"document": name, "seconds": round(seconds, 4), "table_path_seconds": round(table_seconds, 4),
+               "headings": len(headings), "articles": len(set(re.findall(r"^#### Art\. (\d+)", md, re.M))),
+               "chapters": len(re.findall(r"^## CAPÍTULO ", md, re.M)), "error": error}
+        if "nics" in name:
+            header = next((ln for ln in md.split("\n") if ln.startswith("| State")), "")
+            row["table_header"] = header[:200]
+        rows.append(row)
+    if ocr:
+        from transforms.extraction.quality import character_error_rate
+
+        extracted, seconds, _, error = _extract(datasets / "linn.pdf", 1, timer)
+        reference = (datasets / "linn.txt").read_text(encoding="utf-8")
+        cer = character_error_rate(extracted.markdown, reference) if extracted else None
+        rows.append({"document": "linn.pdf", "seconds": round(seconds, 2), "cer": cer and round(cer, 4),
+                     "error": error})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", type=Path, default=DATASETS)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ocr", action="store_true", help="also OCR linn.pdf (Tesseract, ~30 s)")
+    parser.add_argument("--name", default="extraction_cases", help="result file name (before/after runs)")
+    args = parser.parse_args()
+    timer = _TablePath()
+    pdf_module._read_tables = timer
+    with tempfile.TemporaryDirectory() as tmp:
+        built = _builder().build(Path(tmp))
+        cases = [_case_row(name, path, args.repeat, timer) for name, path in built.items()]
+    real = _real_pdfs(args.datasets, args.repeat, timer, args.ocr) if args.datasets.is_dir() else []
+    print(f"{'document':50} {'seconds':>8} {'table s':>8}  result")
+    for row in cases:
+        result = "ok" if row["correct"] else "; ".join(row["problems"])[:110]
+        print(f"{row['document']:50} {row['seconds']:>8.3f} {row['table_path_seconds']:>8.3f}  {result}")
+    for row in real:
+        extra = {k: v for k, v in row.items() if k not in ("document", "seconds", "table_path_seconds")}
+        print(f"{row['document']:50} {row['seconds']:>8.3f} {row.get('table_path_seconds', 0):>8.3f}  {extra}")
+    correct = sum(r["correct"] for r in cases)
+    print(f"correct: {correct}/{len(cases)} constructed documents")
+    path = save(args.name, {"repeat": args.repeat, "cases": cases, "real_pdfs": real,
+                            "correct": correct, "total": len(cases)})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
