@@ -87,6 +87,9 @@ class IndexSettings(BaseSettings):
     candidates: int = Field(100, ge=10, description="Candidates per retriever before fusion.")
     reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")
+    dense_precision: str = Field("float32", pattern="^(float32|float16|int8)$", description=(
+        "Dense scan matrix: float32 (exact), or int8/float16 (smaller scan copy, top candidates rescored exactly "
+        "in float32)."))
 
 
 class GraphSettings(BaseSettings):

@@ -89,7 +89,7 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     started = time.perf_counter()
     tables = snapshot_tables(paths, snapshot_id)
     manifest = read_json(tables.parent / "manifest.json")
-    index = SearchIndex.load(tables)
+    index = SearchIndex.load(tables, settings.index.dense_precision)
     if not len(index):
         raise SnapshotRefused(f"snapshot {snapshot_id} has no chunks")
     embedder = checked_embedder(settings, index, (manifest.get("models") or {}).get("embedding"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -15,6 +15,8 @@ from lakehouse import schemas as s
 from lakehouse.errors import LakeragError
 from lakehouse.storage import read_json
 from models.sparse import SparseIndex, load_sparse_index
+from serving.search.dense import DenseMatrix
+from serving.search.masks import MaskCache
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +52,20 @@ class SearchIndex:
     vectors: np.ndarray
     model_id: str
     sparse: SparseIndex
+    dense_precision: str = "float32"  # the scan matrix: float32 (exact), float16 or int8 (+ exact rescoring)
+    dense: DenseMatrix = field(init=False, repr=False)
+    masks: MaskCache = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.dense = DenseMatrix(self.vectors, self.dense_precision)
+        self.vectors = self.dense.vectors  # one contiguous float32 matrix, shared
+        self.masks = MaskCache()
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
 
     @classmethod
-    def load(cls, tables: Path) -> SearchIndex:
+    def load(cls, tables: Path, dense_precision: str = "float32") -> SearchIndex:
         """Load from a tables folder (``$LAKERAG_HOME/tables`` or a snapshot)."""
         needed = [tables / f"{name}.parquet" for name in ("chunks", "extracted", "vectors")]
         needed.append(tables / "sparse.json")
@@ -101,11 +111,15 @@ class SearchIndex:
             vectors=vectors,
             model_id=(vectors_table.schema.metadata or {}).get(b"model_id", b"").decode(),
             sparse=sparse,
+            dense_precision=dense_precision,
         )
 
     def readable_by(self, caller_groups: frozenset[str]) -> np.ndarray:
         """Rows the caller may read: the chunk shares a group with the caller (everyone has 'public').
-        A chunk with no groups is readable by nobody (fail closed)."""
-        effective = caller_groups | {PUBLIC}
+        A chunk with no groups is readable by nobody (fail closed). Cached per group set (read-only array)."""
+        effective = frozenset(caller_groups) | {PUBLIC}
+        return self.masks.get(("groups", effective), lambda: self._readable(effective)).mask
+
+    def _readable(self, effective: frozenset[str]) -> np.ndarray:
         allowed = [code for code, groups in enumerate(self.group_sets) if groups & effective]
         return np.isin(self.group_codes, np.array(allowed, dtype=np.int32))

@@ -40,7 +40,7 @@ def checked_embedder(settings: Settings, index: SearchIndex, model: str | None =
 
 
 def build_retriever(settings: Settings, index: SearchIndex | None = None) -> Retriever:
-    index = index or SearchIndex.load(serving_tables(settings))
+    index = index or SearchIndex.load(serving_tables(settings), settings.index.dense_precision)
     reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
     return Retriever(index, checked_embedder(settings, index), reranker)
 
