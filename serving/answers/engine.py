@@ -27,6 +27,7 @@ from serving.answers.catalog import Catalog
 from serving.answers.generation import Generator
 from serving.answers.relevance import Relevance
 from serving.graph import GraphSearcher, GraphStore
+from serving.search.encoder_service import EncoderService
 from serving.search.index import PUBLIC, SearchIndex
 from serving.search.retriever import RetrievalConfig, Retriever
 from serving.search.service import SnapshotRefused, checked_embedder, config_from
@@ -83,8 +84,9 @@ def _graph(tables: Path, index: SearchIndex, retriever: Retriever, generator: Ge
 
 
 def load_engine(settings: Settings, snapshot_id: str, generator: Generator | None = None,
-                catalog_table: str = "catalog") -> Engine:
-    """Load and check one published snapshot; raises ``SnapshotRefused`` (or the loader's error) if broken."""
+                catalog_table: str = "catalog", encoder: EncoderService | None = None) -> Engine:
+    """Load and check one published snapshot; raises ``SnapshotRefused`` (or the loader's error) if broken.
+    With ``encoder``, query vectors go through that shared, batching and caching service."""
     paths = LakePaths(settings.home)
     started = time.perf_counter()
     tables = snapshot_tables(paths, snapshot_id)
@@ -93,6 +95,8 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     if not len(index):
         raise SnapshotRefused(f"snapshot {snapshot_id} has no chunks")
     embedder = checked_embedder(settings, index, (manifest.get("models") or {}).get("embedding"))
+    if encoder is not None:
+        embedder = encoder.bind(embedder)
     reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
     config = config_from(settings)
     chunks = pq.read_table(tables / "chunks.parquet", columns=["chunk_id", "ordinal"])
