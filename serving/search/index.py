@@ -65,8 +65,9 @@ class SearchIndex:
         return len(self.chunk_ids)
 
     @classmethod
-    def load(cls, tables: Path, dense_precision: str = "float32") -> SearchIndex:
-        """Load from a tables folder (``$LAKERAG_HOME/tables`` or a snapshot)."""
+    def load(cls, tables: Path, dense_precision: str = "float32", with_vectors: bool = True) -> SearchIndex:
+        """Load from a tables folder (``$LAKERAG_HOME/tables`` or a snapshot). ``with_vectors=False`` skips the
+        dense vectors (a BM25-only search needs none); the index then has a 0-column matrix."""
         needed = [tables / f"{name}.parquet" for name in ("chunks", "extracted", "vectors")]
         needed.append(tables / "sparse.json")
         if missing := [p.name for p in needed if not p.exists()]:
@@ -76,14 +77,16 @@ class SearchIndex:
                              columns=["content_hash", "department", "issue_date", "next_review_date"])
         by_hash = {r["content_hash"]: r for r in meta.to_pylist()}
         hashes = chunks["content_hash"].to_pylist()
-        vectors_table = pq.read_table(tables / "vectors.parquet")
+        vectors_table = pq.read_table(tables / "vectors.parquet", columns=None if with_vectors else ["chunk_id"])
         vector_ids = vectors_table["chunk_id"].to_pylist()
         if vector_ids != chunks["chunk_id"].to_pylist():
             raise IndexNotReady(f"{tables}: vectors.parquet does not match chunks.parquet; rerun `lakerag index`")
-        dim = int((vectors_table.schema.metadata or {}).get(b"dim", b"0"))
-        flat = pc.list_flatten(vectors_table["vector"]).to_numpy(zero_copy_only=False)
-        vectors = np.ascontiguousarray(flat.reshape(len(vector_ids), dim) if dim else flat.reshape(0, 0),
-                                       dtype=np.float32)
+        dim = int((vectors_table.schema.metadata or {}).get(b"dim", b"0")) if with_vectors else 0
+        if dim:
+            flat = pc.list_flatten(vectors_table["vector"]).to_numpy(zero_copy_only=False)
+            vectors = np.ascontiguousarray(flat.reshape(len(vector_ids), dim), dtype=np.float32)
+        else:
+            vectors = np.zeros((len(vector_ids) if not with_vectors else 0, 0), dtype=np.float32)
         pointer = read_json(tables / "sparse.json")
         sparse = load_sparse_index(tables / pointer["dir"])
         if sparse.chunk_ids != vector_ids:
