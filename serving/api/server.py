@@ -69,7 +69,10 @@ def serve(settings: Settings, host: str | None = None, port: int | None = None, 
                "access_log": False, "lifespan": "on"}
     if api.workers > 1:
         os.environ["LAKERAG_HOME"] = str(settings.home)  # the workers read their settings from the environment
-        uvicorn.run("serving.api.server:worker_app", factory=True, workers=api.workers, **options)
+        # a worker loading a snapshot on a busy machine can miss uvicorn's 5 s health check and be killed over and
+        # over; give it a minute
+        uvicorn.run("serving.api.server:worker_app", factory=True, workers=api.workers,
+                    timeout_worker_healthcheck=60, **options)
     else:
         uvicorn.run(create_app(settings), **options)
 
