@@ -6,7 +6,8 @@ plain numpy + bm25s hybrid as the baseline, all in one run.
 The corpus is BEIR SciFact's passages replicated to 100k (each copy gets a distinct suffix token), analysed and
 indexed for real; 1M replicates the 100k BM25 postings and vectors ten times (the cost of a search depends on
 the postings' and matrix's sizes, not on their values). Dense vectors are the real vectors of the first 256
-passages tiled with small noise. 10% of the rows belong to a restricted group, so every search applies a mask.
+passages (``--base``) tiled with small noise. 10% of the rows belong to a restricted group, so every search
+applies a mask.
 
     .venv/bin/python benchmarks/retrieval.py [--sizes 100000 1000000] [--queries 100]
 """
@@ -155,13 +156,14 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--encoded", type=int, default=40, help="queries searched with their encoding")
+    parser.add_argument("--base", type=int, default=256, help="real passage vectors tiled to the corpus size")
     args = parser.parse_args()
     load_before = os.getloadavg()
     threadpool_limits(1, user_api="blas")  # as the API does: parallel requests, one BLAS thread each
     settings = Settings()
     embedder = load_embedder(settings.index.embedding_model)
     texts, queries = _corpus()
-    base = embedder.embed_passages(texts[:256])
+    base = embedder.embed_passages(texts[: args.base])
     queries = queries[: args.queries]
     vectors_q = embedder.embed_queries(queries)
     hybrid = RetrievalConfig(fusion=settings.index.fusion, dense_weight=settings.index.fusion_dense_weight)

@@ -79,6 +79,12 @@ def _indexing(data: dict) -> list[str]:
             f"{_load(data['load_before'])} | `benchmarks/indexing.py` |"]
 
 
+def _cli(data: dict) -> list[str]:
+    cells = [f"{r['how']} {r['mode']}: p50 {r['p50_s']} s (max {r['max_s']} s, {r['runs']} runs)" for r in data["rows"]]
+    return [f"| `lakerag query`, whole command | {'; '.join(cells)}, {_load(data['load_before'])} "
+            "| `benchmarks/cli.py` |"]
+
+
 def rows() -> list[str]:
     out: list[str] = []
     if data := _read("retrieval"):
@@ -86,6 +92,8 @@ def rows() -> list[str]:
     out += _load_rows()
     if data := _read("sparse"):
         out += _sparse(data)
+    if data := _read("cli"):
+        out += _cli(data)
     for path in sorted(RESULTS.glob("indexing-*.json")):
         out += _indexing(json.loads(path.read_text(encoding="utf-8")))
     return out
