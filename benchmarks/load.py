@@ -4,6 +4,11 @@ mixed (half of them with a key that reads every group); reported: requests/s, p5
 
     .venv/bin/python benchmarks/load.py                     # the sample corpus (indexed first if needed)
     .venv/bin/python benchmarks/load.py --chunks 100000     # the sample chunks replicated to ~100k chunks
+    .venv/bin/python benchmarks/load.py --model e5-small --compare --seconds 25   # before/after, one run
+
+``--compare`` runs the server three times on the same snapshot and load: per-request encoding as before the
+shared encoder (2 workers x 1 engine thread, batches of one, no cache), the shared encoder without its cache,
+and the default (1 worker x all cores, batched, cached). The encoder's batch sizes come from /ready.
 
 Hybrid mode needs the snapshot's graph index (built by ``run_index``); without one it falls back to basic and
 the ``partial`` column counts those answers. The replicated corpus replicates the graph too: each entity,
@@ -140,9 +145,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_server(home: Path, port: int, model: str, log: Path, workers: int) -> subprocess.Popen:
+def _start_server(home: Path, port: int, model: str, log: Path, workers: int,
+                  extra: dict[str, str] | None = None) -> subprocess.Popen:
     env = {**os.environ, "LAKERAG_EMBEDDING_MODEL": model, "LAKERAG_API_KEYS": json.dumps({KEY: GROUPS}),
-           "LAKERAG_API_WORKERS": str(workers), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+           "LAKERAG_API_WORKERS": str(workers), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "PYTHONPATH": str(ROOT), **(extra or {})}
     process = subprocess.Popen([sys.executable, "-m", "lakerag.cli", "serve", "--home", str(home), "--port",
                                 str(port)], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
     deadline, ready_in_a_row = time.monotonic() + 300, 0
@@ -228,6 +235,62 @@ def _summary(results: list[tuple], seconds: float) -> list[dict]:
     return rows
 
 
+CONFIGS = {  # name -> (workers, server environment)
+    "per-request": (2, {"LAKERAG_API_ENCODER_THREADS": "1", "LAKERAG_API_ENCODER_MAX_BATCH": "1",
+                        "LAKERAG_API_ENCODER_WINDOW_MS": "0", "LAKERAG_API_QUERY_CACHE_SIZE": "0"}),
+    "batched-nocache": (1, {"LAKERAG_API_QUERY_CACHE_SIZE": "0"}),
+    "default": (1, {}),
+}
+
+
+def _encoder_stats(port: int, tries: int = 20) -> list[dict]:
+    """The encoder statistics of every worker that answered /ready (one entry per process)."""
+    seen: dict[int, dict] = {}
+    for _ in range(tries):
+        stats = httpx.get(f"http://127.0.0.1:{port}/ready", timeout=10).json().get("encoder")
+        if stats:
+            seen[stats["pid"]] = stats
+    return list(seen.values())
+
+
+def _merge(stats: list[dict]) -> dict:
+    sizes: dict[str, int] = {}
+    for s in stats:
+        for size, count in s["batch_sizes"].items():
+            sizes[str(size)] = sizes.get(str(size), 0) + count
+    batches = sum(sizes.values())
+    encoded = sum(int(k) * v for k, v in sizes.items())
+    return {"workers_seen": len(stats), "batches": batches, "encoded": encoded,
+            "mean_batch": round(encoded / batches, 2) if batches else 0,
+            "max_batch": max((int(k) for k in sizes), default=0),
+            "cache_hits": sum(s["cache_hits"] for s in stats),
+            "batch_sizes": dict(sorted(sizes.items(), key=lambda kv: int(kv[0])))}
+
+
+def _one_run(home: Path, args, name: str, workers: int, extra: dict[str, str]) -> dict:
+    port = _free_port()
+    log = args.work / f"load-server-{port}.log"
+    server = _start_server(home, port, args.model, log, workers, extra)
+    load_before = os.getloadavg()
+    try:
+        ready = httpx.get(f"http://127.0.0.1:{port}/ready").json()
+        print(f"[{name}] server ready: {ready.get('snapshot_id')} {ready.get('chunks')} chunks", flush=True)
+        results = asyncio.run(_run(port, args.clients, args.seconds, args.warmup, args.modes.split(",")))
+        encoder = _merge(_encoder_stats(port))
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    rows = _summary(results, args.seconds)
+    print_table(rows, ["mode", "requests", "rps", "p50_ms", "p95_ms", "p99_ms", "errors", "partial"])
+    print(f"[{name}] encoder: {encoder}", flush=True)
+    return {"config": name, "workers": workers, "env": extra, "chunks": ready.get("chunks"),
+            "graph": ready.get("graph"), "results": rows, "encoder": encoder,
+            "load_before": load_before, "load_after": os.getloadavg()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", type=Path,
@@ -240,32 +303,29 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--modes", default="basic,hybrid")
-    parser.add_argument("--workers", type=int, default=2, help="server worker processes (one per core here)")
+    parser.add_argument("--workers", type=int, default=1, help="server worker processes (default: the rule's 1)")
+    parser.add_argument("--compare", action="store_true", help="per-request vs shared encoder, same load")
     args = parser.parse_args()
     home = args.home or _sample_home(args.work, args.model)
     if args.chunks:
         home = _replicate(home, args.work, args.chunks, args.model)
-    port = _free_port()
-    log = args.work / f"load-server-{port}.log"
     args.work.mkdir(parents=True, exist_ok=True)
-    server = _start_server(home, port, args.model, log, args.workers)
-    try:
-        ready = httpx.get(f"http://127.0.0.1:{port}/ready").json()
-        print(f"server ready: {ready}", flush=True)
-        results = asyncio.run(_run(port, args.clients, args.seconds, args.warmup, args.modes.split(",")))
-    finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    rows = _summary(results, args.seconds)
-    print_table(rows, ["mode", "requests", "rps", "p50_ms", "p95_ms", "p99_ms", "errors", "partial"])
-    label = f"{'sample' if not args.chunks else f'{args.chunks // 1000}k'}-{args.model}-w{args.workers}"
+    configs = CONFIGS if args.compare else {f"w{args.workers}": (args.workers, {})}
+    runs = [_one_run(home, args, name, workers, extra) for name, (workers, extra) in configs.items()]
+    summary = [{"config": r["config"], "workers": r["workers"],
+                **{k: v for k, v in r["results"][-1].items() if k != "mode"},
+                "mean_batch": r["encoder"]["mean_batch"], "max_batch": r["encoder"]["max_batch"],
+                "cache_hits": r["encoder"]["cache_hits"], "load": round(r["load_before"][0], 1)} for r in runs]
+    if args.compare:
+        base = summary[0]["rps"] or 1
+        for row in summary:
+            row["rps_vs_per_request"] = round(row["rps"] / base, 2)
+    print()
+    print_table(summary, list(summary[0]))
+    label = f"{'sample' if not args.chunks else f'{args.chunks // 1000}k'}-{args.model}"
+    label += "-compare" if args.compare else f"-w{args.workers}"
     path = save(f"load-{label}", {"clients": args.clients, "seconds": args.seconds, "model": args.model,
-                                  "workers": args.workers,
-                                  "chunks": ready.get("chunks"), "graph": ready.get("graph"), "results": rows,
-                                  "machine": machine()})
+                                  "summary": summary, "runs": runs, "machine": machine()})
     print(f"saved {path}")
 
 

@@ -1,22 +1,29 @@
-"""Retrieval latency at 10k and 100k chunks, query embedding included (reranker excluded), on this machine.
+"""Retrieval latency at 100k (and 1M) chunks on this machine: the search itself (mask, dense, BM25, fusion;
+query vectors computed beforehand), the hybrid search with its query encoding, float32 vs int8 dense scans, the
+fast path against the exact path it replaced (mask rebuilt per request, every row scored and fused), and a
+plain numpy + bm25s hybrid as the baseline, all in one run.
 
-The corpus is BEIR SciFact's passages replicated to the target size (each copy gets a distinct suffix token);
-BM25 is built for real over the replicated texts; dense vectors are the real vectors of the first 256
-passages tiled with small noise (brute-force search cost does not depend on the values); queries are SciFact's,
-embedded by the configured model for every search.
+The corpus is BEIR SciFact's passages replicated to 100k (each copy gets a distinct suffix token), analysed and
+indexed for real; 1M replicates the 100k BM25 postings and vectors ten times (the cost of a search depends on
+the postings' and matrix's sizes, not on their values). Dense vectors are the real vectors of the first 256
+passages (``--base``) tiled with small noise. 10% of the rows belong to a restricted group, so every search
+applies a mask.
 
-    .venv/bin/python benchmarks/retrieval.py [--sizes 10000 100000] [--queries 200]
+    .venv/bin/python benchmarks/retrieval.py [--sizes 100000 1000000] [--queries 100]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import peak_rss_mb, print_table, save  # noqa: E402
@@ -24,10 +31,12 @@ from _common import peak_rss_mb, print_table, save  # noqa: E402
 from lakehouse.settings import Settings  # noqa: E402
 from models.analysis import analyze  # noqa: E402
 from models.embedding import load_embedder  # noqa: E402
-from models.sparse import build_sparse_index  # noqa: E402
+from models.sparse import SparseIndex, build_sparse_index  # noqa: E402
 from serving.search import RetrievalConfig, Retriever, SearchIndex  # noqa: E402
+from serving.search.fusion import fuse  # noqa: E402
 
 SCIFACT = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "beir-scifact"
+GROUPS = {"public"}
 
 
 def _corpus() -> tuple[list[str], list[str]]:
@@ -36,60 +45,183 @@ def _corpus() -> tuple[list[str], list[str]]:
     return [f"{d['title']}\n{d['text']}" for d in docs], queries
 
 
-def _index(size: int, texts: list[str], base_vectors: np.ndarray) -> tuple[SearchIndex, dict]:
-    rng = np.random.default_rng(0)
-    rows = [f"{texts[i % len(texts)]} copy{i // len(texts)}" for i in range(size)]
-    started = time.perf_counter()
-    tokens = [analyze(t, "en") for t in rows]
-    analyse_s = time.perf_counter() - started
-    started = time.perf_counter()
-    sparse = build_sparse_index([f"c{i}" for i in range(size)], tokens)
-    bm25_s = time.perf_counter() - started
-    tiled = base_vectors[np.arange(size) % len(base_vectors)] + rng.normal(0, 0.01, (size, base_vectors.shape[1]))
-    vectors = (tiled / np.linalg.norm(tiled, axis=1, keepdims=True)).astype(np.float32)
+def _vectors(size: int, base: np.ndarray) -> np.ndarray:
+    rng, out = np.random.default_rng(0), np.empty((size, base.shape[1]), dtype=np.float32)
+    for start in range(0, size, 65536):
+        end = min(size, start + 65536)
+        block = base[np.arange(start, end) % len(base)] + rng.standard_normal((end - start, base.shape[1]),
+                                                                              dtype=np.float32) * 0.01
+        out[start:end] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    return out
+
+
+def _index(sparse: SparseIndex, vectors: np.ndarray, precision: str) -> SearchIndex:
+    size = len(sparse.chunk_ids)
     nat = np.full(size, np.datetime64("NaT"), dtype="datetime64[D]")
-    index = SearchIndex(
+    return SearchIndex(
         snapshot_id="bench", chunk_ids=sparse.chunk_ids, document_ids=sparse.chunk_ids, titles=[""] * size,
-        heading_paths=[[]] * size, texts=rows, paths=[""] * size, pages=[[]] * size,
+        heading_paths=[[]] * size, texts=[""] * size, paths=[""] * size, pages=[[]] * size,
         doc_types=np.array(["beir"] * size, dtype=object), departments=np.array([""] * size, dtype=object),
         issue_dates=nat, review_dates=nat, group_sets=[frozenset({"public"}), frozenset({"rh"})],
         group_codes=(np.arange(size) % 10 == 0).astype(np.int32), vectors=vectors, model_id="bench",
-        sparse=sparse)
-    return index, {"analyse_s": round(analyse_s, 2), "bm25_build_s": round(bm25_s, 2),
-                   "analyse_chunks_per_s": round(size / analyse_s)}
+        sparse=sparse, dense_precision=precision)
+
+
+def _replicate(sparse: SparseIndex, copies: int) -> SparseIndex:
+    rows = sp.vstack([sparse.matrix.tocsr()] * copies).tocsc()
+    rows.has_canonical_format = True
+    ids = [f"{c}_{k}" for k in range(copies) for c in sparse.chunk_ids]
+    return SparseIndex(ids, sparse.vocabulary, rows, sparse.k1, sparse.b, sparse.avgdl)
+
+
+def _old_path(index: SearchIndex, query: str, vector: np.ndarray, config: RetrievalConfig) -> list[int]:
+    """The search as it was: the mask rebuilt, every row scored, top-k over every masked row."""
+    allowed = [c for c, g in enumerate(index.group_sets) if g & GROUPS]
+    mask = np.isin(index.group_codes, np.array(allowed, dtype=np.int32))
+
+    def top(scores: np.ndarray, m: np.ndarray, k: int) -> np.ndarray:
+        rows = np.flatnonzero(m)
+        values = scores[rows]
+        if rows.size > k:
+            keep = np.argpartition(-values, k - 1)[:k]
+            rows, values = rows[keep], values[keep]
+        return rows[np.lexsort((rows, -values))]
+
+    dense = index.vectors @ vector if config.method != "bm25" else None
+    sparse = index.sparse.scores(query) if config.method != "dense" else None
+    if dense is None:
+        return top(sparse, mask & (sparse > 0), config.candidates)[:10].tolist()
+    if sparse is None:
+        return top(dense, mask, config.candidates)[:10].tolist()
+    rows, _, _ = fuse(top(dense, mask, config.candidates), top(sparse, mask & (sparse > 0), config.candidates),
+                      lambda r: dense[r], lambda r: sparse[r], config)
+    return rows[:10].tolist()
+
+
+def _bm25s_hybrid(tokens: list[list[str]], vectors: np.ndarray, config: RetrievalConfig):
+    """The baseline: bm25s (Lucene scoring) over the same analysed tokens, numpy brute-force top-k over the same
+    vectors, weighted fusion of the two top-k lists."""
+    import bm25s
+
+    started = time.perf_counter()
+    retriever = bm25s.BM25(method="lucene")
+    retriever.index(tokens, show_progress=False)
+    build_s = time.perf_counter() - started
+    k = config.candidates
+    vocabulary = retriever.vocab_dict
+
+    def search(query: str, vector: np.ndarray) -> list[int]:
+        ids = [[vocabulary[t] for t in dict.fromkeys(analyze(query, "en")) if t in vocabulary]]
+        if not ids[0]:
+            docs, scores = np.zeros((1, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.float32)
+        else:
+            docs, scores = retriever.retrieve(ids, k=k, show_progress=False, n_threads=1)
+        dense = vectors @ vector
+        dense_rows = np.argpartition(-dense, k - 1)[:k]
+        sparse = dict(zip(docs[0].tolist(), scores[0].tolist(), strict=True))
+        rows, _, _ = fuse(dense_rows, docs[0], lambda r: dense[r],
+                          lambda r: np.array([sparse.get(int(x), 0.0) for x in r]), config)
+        return rows[:10].tolist()
+
+    return search, build_s
+
+
+def _time(fn, items) -> dict:
+    ms = []
+    for item in items:
+        started = time.perf_counter()
+        fn(*item)
+        ms.append((time.perf_counter() - started) * 1000)
+    return {"p50_ms": round(float(np.percentile(ms, 50)), 2), "p95_ms": round(float(np.percentile(ms, 95)), 2),
+            "qps": round(1000 / float(np.mean(ms)), 1)}
+
+
+def _time_pair(fn, other, items) -> tuple[dict, dict]:
+    a, b = [], []
+    for item in items:
+        for fun, out in ((fn, a), (other, b)):
+            started = time.perf_counter()
+            fun(*item)
+            out.append((time.perf_counter() - started) * 1000)
+
+    def stats(ms: list[float]) -> dict:
+        return {"p50_ms": round(float(np.percentile(ms, 50)), 2), "p95_ms": round(float(np.percentile(ms, 95)), 2),
+                "qps": round(1000 / float(np.mean(ms)), 1)}
+
+    return stats(a), stats(b)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--queries", type=int, default=200)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--encoded", type=int, default=40, help="queries searched with their encoding")
+    parser.add_argument("--base", type=int, default=256, help="real passage vectors tiled to the corpus size")
     args = parser.parse_args()
+    load_before = os.getloadavg()
+    threadpool_limits(1, user_api="blas")  # as the API does: parallel requests, one BLAS thread each
     settings = Settings()
     embedder = load_embedder(settings.index.embedding_model)
     texts, queries = _corpus()
-    started = time.perf_counter()
-    base = embedder.embed_passages(texts[:256])
-    embed_rate = 256 / (time.perf_counter() - started)
+    base = embedder.embed_passages(texts[: args.base])
     queries = queries[: args.queries]
-    rows = []
-    for size in args.sizes:
-        index, build = _index(size, texts, base)
-        retriever = Retriever(index, embedder)
-        for name, config in (("bm25", RetrievalConfig(method="bm25")), ("dense", RetrievalConfig(method="dense")),
-                             ("hybrid", RetrievalConfig(fusion=settings.index.fusion,
-                                                        dense_weight=settings.index.fusion_dense_weight))):
-            latencies = []
-            for query in queries:
-                started = time.perf_counter()
-                retriever.search(query, {"public"}, top_k=10, config=config)
-                latencies.append((time.perf_counter() - started) * 1000)
-            rows.append({"chunks": size, "method": name, "p50_ms": round(float(np.percentile(latencies, 50)), 2),
-                         "p95_ms": round(float(np.percentile(latencies, 95)), 2),
-                         "qps": round(1000 / float(np.mean(latencies)), 1), **build})
-    print(f"model {embedder.model_id}: {embed_rate:.1f} passages/s embedding (SciFact abstracts)")
-    print_table(rows, ["chunks", "method", "p50_ms", "p95_ms", "qps", "analyse_chunks_per_s", "bm25_build_s"])
-    path = save("retrieval", {"model": embedder.model_id, "embed_passages_per_s": round(embed_rate, 2),
-                              "rows": rows, "peak_rss_mb": round(peak_rss_mb(), 1)})
+    vectors_q = embedder.embed_queries(queries)
+    hybrid = RetrievalConfig(fusion=settings.index.fusion, dense_weight=settings.index.fusion_dense_weight)
+    configs = {"bm25": RetrievalConfig(method="bm25"), "dense": RetrievalConfig(method="dense"), "hybrid": hybrid}
+    first = min(args.sizes)
+    started = time.perf_counter()
+    analysed = [analyze(t, "en") for t in texts]  # each copy is the passage plus one suffix token
+    tokens = [[*analysed[i % len(texts)], f"copy{i // len(texts)}"] for i in range(first)]
+    analyse_s = time.perf_counter() - started
+    started = time.perf_counter()
+    sparse_first = build_sparse_index([f"c{i}" for i in range(first)], tokens)
+    rows, notes = [], {"analysis_s": round(analyse_s, 1), "bm25_build_s": round(time.perf_counter() - started, 1)}
+    for size in sorted(args.sizes):
+        sparse = sparse_first if size == first else _replicate(sparse_first, size // first)
+        vectors = _vectors(len(sparse.chunk_ids), base)
+        n = len(sparse.chunk_ids)
+        few = min(len(queries), args.queries if size <= 200_000 else 30)
+        items = [(q, v) for q, v in zip(queries[:few], vectors_q[:few], strict=True)]
+        for precision in ("float32", "int8"):
+            index = _index(sparse, vectors, precision)
+            retriever = Retriever(index, embedder)
+            memory = index.dense.memory()
+            for name, config in configs.items():
+                fast_fn = lambda q, v, c=config, r=retriever: r.search(q, GROUPS, None, 10, c, query_vector=v)  # noqa: E731
+                if precision == "float32":  # the old path and the new, query by query, so load hits both alike
+                    fast, old = _time_pair(fast_fn, lambda q, v, c=config, ix=index: _old_path(ix, q, v, c), items)
+                else:
+                    fast, old = _time(fast_fn, items), None
+                row = {"chunks": n, "precision": precision, "method": name, **fast,
+                       "scan_mb": round((memory["scan_bytes"] or memory["float32_bytes"]) / 2**20)}
+                if old:
+                    row.update(old_p50_ms=old["p50_ms"], old_p95_ms=old["p95_ms"],
+                               speedup_p50=round(old["p50_ms"] / fast["p50_ms"], 2))
+                rows.append(row)
+            if precision == "float32":
+                encoded = _time(lambda q, r=retriever: r.search(q, GROUPS, None, 10, hybrid),
+                                [(q,) for q in queries[: min(args.encoded, few)]])
+                rows.append({"chunks": n, "precision": precision, "method": "hybrid+encoding", **encoded})
+            index = retriever = None  # free the scan copies before the next precision
+        if size == first:
+            search, bm25s_s = _bm25s_hybrid(tokens, vectors, hybrid)
+            baseline = _time(search, items)
+            ours = next(r for r in rows if r["chunks"] == n and r["method"] == "hybrid"
+                        and r["precision"] == "float32")
+            rows.append({"chunks": n, "precision": "float32", "method": "numpy+bm25s hybrid", **baseline,
+                         "speedup_p50": round(baseline["p50_ms"] / ours["p50_ms"], 2)})
+            notes["bm25s_build_s"] = round(bm25s_s, 1)
+        del vectors, sparse
+    columns = ["chunks", "precision", "method", "p50_ms", "p95_ms", "qps", "scan_mb", "old_p50_ms",
+               "old_p95_ms", "speedup_p50"]
+    load_after = os.getloadavg()
+    print(f"model {embedder.model_id}; load average {load_before[0]:.1f} before, {load_after[0]:.1f} after; "
+          f"peak RSS {peak_rss_mb():.0f} MB; {notes}")
+    print("speedup_p50: the exact old path's p50 (or the baseline's) over this path's, same run")
+    print_table(rows, columns)
+    path = save("retrieval", {"model": embedder.model_id, "rows": rows, "notes": notes,
+                              "peak_rss_mb": round(peak_rss_mb(), 1), "load_before": load_before,
+                              "load_after": load_after})
     print(f"wrote {path}")
 
 

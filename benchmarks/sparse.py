@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -127,6 +128,54 @@ def bm25s_rows(name: str, grid: list[tuple[float, float]], language: str = "en")
     return rows
 
 
+def tantivy_rows(name: str, language: str = "en") -> list[dict]:
+    """tantivy (Rust) with its own analysis (simple tokenizer, lowercase, ASCII folding, the language's stopwords
+    and Snowball stemmer), BM25 k1=1.2 b=0.75 (fixed), an in-memory index built by one thread."""
+    import tantivy
+
+    ids, texts, queries, qrels = load(name)
+    lang = {"en": "english", "pt": "portuguese"}[language]
+    analyzer = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.remove_long(40))
+                .filter(tantivy.Filter.lowercase()).filter(tantivy.Filter.ascii_fold())
+                .filter(tantivy.Filter.stopword(lang)).filter(tantivy.Filter.stemmer(lang)).build())
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("body", tokenizer_name="lang")
+    builder.add_integer_field("row", stored=True)
+    index = tantivy.Index(builder.build())
+    index.register_tokenizer("lang", analyzer)
+    started = time.perf_counter()
+    writer = index.writer(heap_size=200_000_000, num_threads=1)
+    for i, text in enumerate(texts):
+        writer.add_document(tantivy.Document(body=text, row=i))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    index_s = time.perf_counter() - started
+    searcher = index.searcher()
+
+    def search(q: str) -> list[str]:
+        query, _ = index.parse_query_lenient(q, ["body"])
+        return [ids[searcher.doc(address)["row"][0]] for _, address in searcher.search(query, 10).hits]
+
+    run, lat = _timed_queries(search, queries)
+    return [{"dataset": name, "system": f"tantivy {metadata.version('tantivy')}", "k1": 1.2, "b": 0.75,
+             "ndcg@10": ndcg10(run, qrels), "index_s": round(index_s, 2), **_latency(lat)}]
+
+
+def ratios(rows: list[dict]) -> list[dict]:
+    """lakerag's queries/s and index time against each peer's (k1=1.2, b=0.75), one row per dataset and peer."""
+    out = []
+    for dataset in dict.fromkeys(r["dataset"] for r in rows):
+        ours = next(r for r in rows if r["dataset"] == dataset and r["system"] == "lakerag" and r["k1"] == 1.2)
+        for peer in (r for r in rows if r["dataset"] == dataset and r["system"] != "lakerag" and r["k1"] == 1.2):
+            out.append({"dataset": dataset, "peer": peer["system"], "qps_ours": ours["qps"], "qps_peer": peer["qps"],
+                        "qps_ratio": round(ours["qps"] / peer["qps"], 2),
+                        "index_s_ours": round(ours["analysis_s"] + ours["index_s"], 2),
+                        "index_s_peer": round(peer.get("analysis_s", 0) + peer["index_s"], 2),
+                        "ndcg_ours": ours["ndcg@10"], "ndcg_peer": peer["ndcg@10"]})
+    return out
+
+
 def scale(chunks: int) -> dict:
     """SciFact passages repeated with a suffix up to ``chunks`` chunks: build, save, load, query latency."""
     ids, texts, _, _ = load("beir-scifact")
@@ -166,25 +215,38 @@ def scale(chunks: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--chunks", type=int, default=100_000, help="the scale part's size (0: skip it)")
+    parser.add_argument("--default-only", action="store_true", help="only k1=1.2, b=0.75 (no grid)")
     parser.add_argument("--scale-only", action="store_true", help="run only the scale part and print JSON")
     args = parser.parse_args()
     if args.scale_only:
         print(json.dumps(scale(args.chunks)))
         return
-    scifact = ours("beir-scifact", GRID) + bm25s_rows("beir-scifact", [(1.2, 0.75), (0.9, 0.4)])
-    faquad = ours("faquad-pt", GRID) + bm25s_rows("faquad-pt", [(1.2, 0.75)], language="pt")
+    load_before = os.getloadavg()
+    grid = [(1.2, 0.75)] if args.default_only else GRID
+    scifact = ours("beir-scifact", grid) + bm25s_rows("beir-scifact", [(1.2, 0.75)] if args.default_only
+                                                       else [(1.2, 0.75), (0.9, 0.4)]) + tantivy_rows("beir-scifact")
+    faquad = ours("faquad-pt", grid) + bm25s_rows("faquad-pt", [(1.2, 0.75)], language="pt") \
+        + tantivy_rows("faquad-pt", "pt")
     columns = ["dataset", "system", "k1", "b", "ndcg@10", "analysis_s", "index_s", "words_per_s", "qps",
                "p50_ms", "p95_ms"]
     print_table(scifact + faquad, columns)
-    # A fresh process, so that its peak memory is the scale run's own.
-    out = subprocess.run([sys.executable, __file__, "--scale-only", "--chunks", str(args.chunks)], check=True,
-                         capture_output=True, text=True).stdout
-    scaled = json.loads(out.strip().splitlines()[-1])
+    compared = ratios(scifact + faquad)
     print()
-    print_table([scaled], list(scaled))
-    versions = {name: metadata.version(name) for name in ("numpy", "scipy", "pyarrow", "PyStemmer", "bm25s")}
-    path = save("sparse", {"versions": versions, "scifact": scifact, "faquad": faquad, "scale": scaled})
+    print_table(compared, list(compared[0]))
+    scaled = {}
+    if args.chunks:  # a fresh process, so that its peak memory is the scale run's own
+        out = subprocess.run([sys.executable, __file__, "--scale-only", "--chunks", str(args.chunks)], check=True,
+                             capture_output=True, text=True).stdout
+        scaled = json.loads(out.strip().splitlines()[-1])
+        print()
+        print_table([scaled], list(scaled))
+    load_after = os.getloadavg()
+    print(f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after")
+    versions = {name: metadata.version(name) for name in ("numpy", "scipy", "pyarrow", "PyStemmer", "bm25s",
+                                                          "tantivy")}
+    path = save("sparse", {"versions": versions, "scifact": scifact, "faquad": faquad, "ratios": compared,
+                           "scale": scaled, "load_before": load_before, "load_after": load_after})
     print(f"wrote {path}")
 
 

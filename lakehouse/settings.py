@@ -87,6 +87,9 @@ class IndexSettings(BaseSettings):
     candidates: int = Field(100, ge=10, description="Candidates per retriever before fusion.")
     reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")
+    dense_precision: str = Field("float32", pattern="^(float32|float16|int8)$", description=(
+        "Dense scan matrix: float32 (exact), or int8/float16 (smaller scan copy, top candidates rescored exactly "
+        "in float32)."))
 
 
 class GraphSettings(BaseSettings):
@@ -138,6 +141,15 @@ class ApiSettings(BaseSettings):
                                  "the labelled questions).")
     answer_max_tokens: int = Field(600, ge=1, description="Largest LLM answer, in tokens.")
     catalog_table: str = Field("catalog", description="Table of the snapshot's serving.duckdb for the catalog.")
+    encoder_threads: int = Field(0, ge=0, description="Query-encoder engine threads per API process (OpenMP/torch); "
+                                 "0 = cores // workers, and never more than that.")
+    encoder_window_ms: float = Field(2.0, ge=0, le=100, description="Questions arriving within this many ms "
+                                     "are encoded in one batched call.")
+    encoder_max_batch: int = Field(32, ge=1, description="Largest batch of questions encoded in one call.")
+    query_cache_size: int = Field(4096, ge=0, description="Query vectors kept per API process (LRU, by model "
+                                  "and normalised text).")
+    url: str | None = Field(None, description="A running API that `lakerag query` and `lakerag search` ask "
+                            "instead of loading the index (`--server` overrides; unset: answer in-process).")
 
 
 class OrchestrationSettings(BaseSettings):

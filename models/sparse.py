@@ -65,14 +65,13 @@ class SparseIndex:
         """The ``top_k`` best (row, score) pairs with score > 0, best first, ties by row; rows where
         ``allowed`` (a boolean vector, one per chunk) is False are removed before ranking."""
         scores = self.scores(query, language)
-        hit = scores > 0
+        rows = np.flatnonzero(scores)  # touched rows only (every weight is positive)
         if allowed is not None:
             allowed = np.asarray(allowed)
             if allowed.dtype != np.bool_ or allowed.shape != scores.shape:
                 raise ValueError(f"allowed must be a boolean vector of {scores.shape[0]} rows, "
                                  f"not {allowed.dtype} {allowed.shape}")
-            hit &= allowed
-        rows = np.flatnonzero(hit)
+            rows = rows[allowed[rows]]
         if top_k <= 0 or rows.size == 0:
             return []
         best = scores[rows]

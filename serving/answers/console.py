@@ -14,9 +14,12 @@ from serving.answers.types import Answer, QueryRequest
 def ask(settings: Settings, question: str, mode: str = "auto", groups: set[str] | None = None, top_k: int = 8,
         min_relevance: float = DEFAULT_MIN_RELEVANCE) -> Answer:
     from lakehouse.paths import LakePaths
+    from serving.answers.engine import load_engine
     from serving.answers.generation import Generator
 
-    holder = SnapshotHolder(settings)
+    # only what the mode needs: no encoder or vectors for catalog questions, no graph for basic ones
+    holder = SnapshotHolder(settings, lambda snapshot_id: load_engine(settings, snapshot_id, holder.generator,
+                                                                     mode=mode))
     holder.generator = Generator.from_settings(settings, LakePaths(settings.home).cache / "llm-answers")
     holder.refresh()
     request = msgspec.convert({"question": question, "mode": mode, "top_k": top_k}, QueryRequest)

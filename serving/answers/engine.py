@@ -27,6 +27,7 @@ from serving.answers.catalog import Catalog
 from serving.answers.generation import Generator
 from serving.answers.relevance import Relevance
 from serving.graph import GraphSearcher, GraphStore
+from serving.search.encoder_service import EncoderService
 from serving.search.index import PUBLIC, SearchIndex
 from serving.search.retriever import RetrievalConfig, Retriever
 from serving.search.service import SnapshotRefused, checked_embedder, config_from
@@ -83,16 +84,22 @@ def _graph(tables: Path, index: SearchIndex, retriever: Retriever, generator: Ge
 
 
 def load_engine(settings: Settings, snapshot_id: str, generator: Generator | None = None,
-                catalog_table: str = "catalog") -> Engine:
-    """Load and check one published snapshot; raises ``SnapshotRefused`` (or the loader's error) if broken."""
+                catalog_table: str = "catalog", encoder: EncoderService | None = None,
+                mode: str = "auto") -> Engine:
+    """Load and check one published snapshot; raises ``SnapshotRefused`` (or the loader's error) if broken.
+    With ``encoder``, query vectors go through that shared, batching and caching service. ``mode`` (the CLI's
+    one question) loads only what it needs: ``catalog`` no vectors, encoder or graph, ``basic`` no graph."""
     paths = LakePaths(settings.home)
     started = time.perf_counter()
     tables = snapshot_tables(paths, snapshot_id)
     manifest = read_json(tables.parent / "manifest.json")
-    index = SearchIndex.load(tables)
+    dense, with_graph = mode != "catalog", mode not in ("catalog", "basic")
+    index = SearchIndex.load(tables, settings.index.dense_precision, with_vectors=dense)
     if not len(index):
         raise SnapshotRefused(f"snapshot {snapshot_id} has no chunks")
-    embedder = checked_embedder(settings, index, (manifest.get("models") or {}).get("embedding"))
+    embedder = checked_embedder(settings, index, (manifest.get("models") or {}).get("embedding")) if dense else None
+    if encoder is not None and embedder is not None:
+        embedder = encoder.bind(embedder)
     reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
     config = config_from(settings)
     chunks = pq.read_table(tables / "chunks.parquet", columns=["chunk_id", "ordinal"])
@@ -106,11 +113,13 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
         rows.sort(key=lambda r: ordinals[r])
     catalog = Catalog.open(tables, catalog_table)
     retriever = Retriever(index, embedder, reranker)
-    graph, reason = _graph(tables, index, retriever, generator, paths.cache_dir(lp.GRAPH_SEARCH), config)
+    graph, reason = _graph(tables, index, retriever, generator, paths.cache_dir(lp.GRAPH_SEARCH), config) \
+        if with_graph else (None, f"the graph index is not loaded for mode {mode!r}")
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
                     ordinals, graph, reason, generator)
-    engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=config)  # smoke query
+    probe = config if dense else RetrievalConfig(**{**config.__dict__, "method": "bm25"})
+    engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=probe)  # smoke query
     log.info("loaded snapshot %s in %.2fs: %d chunks, %d documents, graph %s, catalog from %s", snapshot_id,
              time.perf_counter() - started, len(index), len(documents), "yes" if graph else "no", catalog.source)
     return engine

@@ -27,8 +27,9 @@ class SnapshotHolder:
         self.settings = settings
         self.paths = LakePaths(settings.home)
         self._loader = loader or (lambda snapshot_id: load_engine(settings, snapshot_id, self.generator,
-                                                                  catalog_table))
+                                                                  catalog_table, self.encoder))
         self.generator = None  # set by the service before the first refresh
+        self.encoder = None  # the process's shared query encoder (set by the API before the first refresh)
         self._engine: Engine | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()

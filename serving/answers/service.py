@@ -156,6 +156,8 @@ class AnswerService:
                         catalog=engine.catalog.source, llm=engine.generator.model if engine.generator else None)
         if self.holder.failed:
             body["refused"] = dict(self.holder.failed)
+        if self.holder.encoder is not None:  # this process's query-encoder batches and cache
+            body["encoder"] = self.holder.encoder.stats()
         return body
 
     # -- retrieval, documents, catalog -----------------------------------------------------------------------

@@ -23,6 +23,7 @@ from serving.api.errors import handle, require_json
 from serving.api.observability import Metrics, ObservedApp
 from serving.api.page import page, static_router
 from serving.api.schema import reject_unknown_fields
+from serving.search.encoder_service import EncoderService, encoder_threads
 
 DESCRIPTION = """Questions over the published document snapshot, answered with validated citations.
 Authenticate with `X-API-Key` (or `Authorization: Bearer`); without a key only public documents are visible.
@@ -50,6 +51,9 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
     if holder.generator is None:
         holder.generator = Generator.from_settings(settings, LakePaths(settings.home).cache_dir(lp.LLM_ANSWERS),
                                                    api.answer_max_tokens)
+    if holder.encoder is None:
+        holder.encoder = EncoderService(api.encoder_window_ms, api.encoder_max_batch, api.query_cache_size,
+                                        encoder_threads(api.workers, api.encoder_threads))
     service = AnswerService(holder, api.min_relevance)
 
     def startup() -> None:
@@ -73,7 +77,7 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
         exception_handlers={Exception: handle},
         before_request=require_json,
         openapi_config=openapi,
-        on_startup=[startup], on_shutdown=[holder.stop],
+        on_startup=[startup], on_shutdown=[holder.stop, holder.encoder.close],
         state=State({"service": service, "access": access, "metrics": Metrics(), "api": api,
                      "home": settings.home}),
         logging_config=None,  # logging belongs to the process (``lakerag serve`` sets it up)

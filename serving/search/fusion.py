@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 
@@ -9,15 +11,17 @@ def _ranks(rows: np.ndarray) -> dict[int, int]:
     return {int(r): rank for rank, r in enumerate(rows, start=1)}
 
 
-def fuse(dense: np.ndarray, sparse: np.ndarray, dense_rows: np.ndarray, sparse_rows: np.ndarray, config):
+def fuse(dense_rows: np.ndarray, sparse_rows: np.ndarray, dense_at: Callable[[np.ndarray], np.ndarray],
+         sparse_at: Callable[[np.ndarray], np.ndarray], config):
     """Union of both candidate lists, ordered by the fused score. Returns (rows, fused, per-retriever scores).
 
-    weighted: w * minmax(cosine over the candidates) + (1 - w) * bm25 / max(bm25 over the candidates);
-    both scores are exact for every candidate, since both retrievers score the whole index.
+    ``dense_at(rows)`` and ``sparse_at(rows)`` give each retriever's exact score of some rows; only the union
+    of the two candidate lists is ever scored here.
+    weighted: w * minmax(cosine over the candidates) + (1 - w) * bm25 / max(bm25 over the candidates).
     rrf: sum of 1 / (k + rank) over the lists a candidate appears in.
     """
     union = np.union1d(dense_rows, sparse_rows)
-    d, s = dense[union], sparse[union]
+    d, s = dense_at(union), sparse_at(union)
     if config.fusion == "rrf":
         dr, sr = _ranks(dense_rows), _ranks(sparse_rows)
         fused = np.array([(1 / (config.rrf_k + dr[r]) if r in dr else 0.0)

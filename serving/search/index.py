@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -15,6 +15,8 @@ from lakehouse import schemas as s
 from lakehouse.errors import LakeragError
 from lakehouse.storage import read_json
 from models.sparse import SparseIndex, load_sparse_index
+from serving.search.dense import DenseMatrix
+from serving.search.masks import MaskCache
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +52,22 @@ class SearchIndex:
     vectors: np.ndarray
     model_id: str
     sparse: SparseIndex
+    dense_precision: str = "float32"  # the scan matrix: float32 (exact), float16 or int8 (+ exact rescoring)
+    dense: DenseMatrix = field(init=False, repr=False)
+    masks: MaskCache = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.dense = DenseMatrix(self.vectors, self.dense_precision)
+        self.vectors = self.dense.vectors  # one contiguous float32 matrix, shared
+        self.masks = MaskCache()
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
 
     @classmethod
-    def load(cls, tables: Path) -> SearchIndex:
-        """Load from a tables folder (``$LAKERAG_HOME/tables`` or a snapshot)."""
+    def load(cls, tables: Path, dense_precision: str = "float32", with_vectors: bool = True) -> SearchIndex:
+        """Load from a tables folder (``$LAKERAG_HOME/tables`` or a snapshot). ``with_vectors=False`` skips the
+        dense vectors (a BM25-only search needs none); the index then has a 0-column matrix."""
         needed = [tables / f"{name}.parquet" for name in ("chunks", "extracted", "vectors")]
         needed.append(tables / "sparse.json")
         if missing := [p.name for p in needed if not p.exists()]:
@@ -66,14 +77,16 @@ class SearchIndex:
                              columns=["content_hash", "department", "issue_date", "next_review_date"])
         by_hash = {r["content_hash"]: r for r in meta.to_pylist()}
         hashes = chunks["content_hash"].to_pylist()
-        vectors_table = pq.read_table(tables / "vectors.parquet")
+        vectors_table = pq.read_table(tables / "vectors.parquet", columns=None if with_vectors else ["chunk_id"])
         vector_ids = vectors_table["chunk_id"].to_pylist()
         if vector_ids != chunks["chunk_id"].to_pylist():
             raise IndexNotReady(f"{tables}: vectors.parquet does not match chunks.parquet; rerun `lakerag index`")
-        dim = int((vectors_table.schema.metadata or {}).get(b"dim", b"0"))
-        flat = pc.list_flatten(vectors_table["vector"]).to_numpy(zero_copy_only=False)
-        vectors = np.ascontiguousarray(flat.reshape(len(vector_ids), dim) if dim else flat.reshape(0, 0),
-                                       dtype=np.float32)
+        dim = int((vectors_table.schema.metadata or {}).get(b"dim", b"0")) if with_vectors else 0
+        if dim:
+            flat = pc.list_flatten(vectors_table["vector"]).to_numpy(zero_copy_only=False)
+            vectors = np.ascontiguousarray(flat.reshape(len(vector_ids), dim), dtype=np.float32)
+        else:
+            vectors = np.zeros((len(vector_ids) if not with_vectors else 0, 0), dtype=np.float32)
         pointer = read_json(tables / "sparse.json")
         sparse = load_sparse_index(tables / pointer["dir"])
         if sparse.chunk_ids != vector_ids:
@@ -101,11 +114,15 @@ class SearchIndex:
             vectors=vectors,
             model_id=(vectors_table.schema.metadata or {}).get(b"model_id", b"").decode(),
             sparse=sparse,
+            dense_precision=dense_precision,
         )
 
     def readable_by(self, caller_groups: frozenset[str]) -> np.ndarray:
         """Rows the caller may read: the chunk shares a group with the caller (everyone has 'public').
-        A chunk with no groups is readable by nobody (fail closed)."""
-        effective = caller_groups | {PUBLIC}
+        A chunk with no groups is readable by nobody (fail closed). Cached per group set (read-only array)."""
+        effective = frozenset(caller_groups) | {PUBLIC}
+        return self.masks.get(("groups", effective), lambda: self._readable(effective)).mask
+
+    def _readable(self, effective: frozenset[str]) -> np.ndarray:
         allowed = [code for code, groups in enumerate(self.group_sets) if groups & effective]
         return np.isin(self.group_codes, np.array(allowed, dtype=np.int32))

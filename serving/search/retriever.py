@@ -10,8 +10,10 @@ from datetime import date
 import numpy as np
 
 from lakehouse.errors import LakeragError
+from serving.search.dense import best
 from serving.search.fusion import fuse
-from serving.search.index import SearchIndex
+from serving.search.index import PUBLIC, SearchIndex
+from serving.search.masks import Visible
 
 log = logging.getLogger(__name__)
 
@@ -68,19 +70,6 @@ class Hit:
     snapshot_id: str = ""
 
 
-def _top(scores: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
-    """Rows of the k best scores among masked-in rows, best first (ties by row)."""
-    rows = np.flatnonzero(mask)
-    if rows.size == 0:
-        return rows
-    values = scores[rows]
-    if rows.size > k:
-        keep = np.argpartition(-values, k - 1)[:k]
-        rows, values = rows[keep], values[keep]
-    order = np.lexsort((rows, -values))
-    return rows[order]
-
-
 class Retriever:
     """Searches one SearchIndex. ``embedder`` embeds queries; ``reranker`` (optional) is a cross-encoder."""
 
@@ -91,9 +80,18 @@ class Retriever:
         self.timings: dict[str, float] = {}
 
     def mask(self, groups: frozenset[str] | set[str] | None, filters: Filters | None) -> np.ndarray:
-        """Rows the caller may read and that pass the filters."""
+        """Rows the caller may read and that pass the filters (a read-only array, cached per index)."""
+        return self.visible(groups, filters).mask
+
+    def visible(self, groups: frozenset[str] | set[str] | None, filters: Filters | None) -> Visible:
+        """The mask and its rows for these groups and filters, built once per distinct pair and snapshot."""
+        effective = frozenset(groups or ()) | {PUBLIC}
+        key = ("visible", effective, filters or None)
+        return self.index.masks.get(key, lambda: self._build_mask(effective, filters))
+
+    def _build_mask(self, effective: frozenset[str], filters: Filters | None) -> np.ndarray:
         ix = self.index
-        allowed = ix.readable_by(frozenset(groups or ()))
+        allowed = ix.readable_by(effective).copy()
         if not filters:
             return allowed
         if filters.doc_types:
@@ -122,11 +120,13 @@ class Retriever:
         config = config or RetrievalConfig()
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        mask = self.mask(groups, filters)
+        visible = self.visible(groups, filters)
         timings["filter_ms"] = (time.perf_counter() - started) * 1000
-        if not mask.any():
+        if not visible.rows.size:
             self.timings = timings
             return []
+        rows_in = None if visible.everything else visible.rows
+        k = config.candidates
         dense = sparse = None
         if config.method in ("hybrid", "dense"):
             t = time.perf_counter()
@@ -134,14 +134,18 @@ class Retriever:
                 query_vector = self.embedder.embed_queries([query])[0]
             timings["embed_ms"] = (time.perf_counter() - t) * 1000
             t = time.perf_counter()
-            dense = self.index.vectors @ query_vector
+            dense = self.index.dense.top(query_vector, rows_in, k)
             timings["dense_ms"] = (time.perf_counter() - t) * 1000
         if config.method in ("hybrid", "bm25"):
             t = time.perf_counter()
-            sparse = self.index.sparse.scores(query)
+            scores = self.index.sparse.scores(query)
+            touched = np.flatnonzero(scores)  # BM25 weights are positive: touched rows score > 0
+            if rows_in is not None:
+                touched = touched[visible.mask[touched]]
+            sparse = (*best(touched, scores[touched], k), scores)
             timings["bm25_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        rows, fused, parts = self._combine(dense, sparse, mask, config)
+        rows, fused, parts = self._combine(dense, sparse, query_vector, config)
         timings["fusion_ms"] = (time.perf_counter() - t) * 1000
         if config.rerank and self.reranker is not None and len(rows):
             t = time.perf_counter()
@@ -151,19 +155,24 @@ class Retriever:
         return [self._hit(int(r), float(fused[i]), {k: float(v[i]) for k, v in parts.items()})
                 for i, r in enumerate(rows[:top_k])]
 
-    def _combine(self, dense, sparse, mask, config):
-        k = config.candidates
-        if sparse is not None:
-            sparse_mask = mask & (sparse > 0)
+    def _combine(self, dense, sparse, query_vector, config):
+        """Fusion over the candidates only: each retriever's top ``candidates`` rows (with exact scores), and
+        for their union the other retriever's exact score (looked up, or computed for those rows alone)."""
         if dense is None:
-            rows = _top(sparse, sparse_mask, k)
-            return rows, sparse[rows], {"bm25": sparse[rows]}
+            rows, values, _ = sparse
+            return rows, values, {"bm25": values}
         if sparse is None:
-            rows = _top(dense, mask, k)
-            return rows, dense[rows], {"dense": dense[rows]}
-        dense_rows = _top(dense, mask, k)
-        sparse_rows = _top(sparse, sparse_mask, k)
-        return fuse(dense, sparse, dense_rows, sparse_rows, config)
+            rows, values, _ = dense
+            return rows, values, {"dense": values}
+        dense_rows, _, dense_all = dense
+        sparse_rows, _, sparse_all = sparse
+
+        def dense_at(rows: np.ndarray) -> np.ndarray:
+            if dense_all is not None:
+                return dense_all[rows]
+            return self.index.dense.scores_at(rows, query_vector)
+
+        return fuse(dense_rows, sparse_rows, dense_at, lambda rows: sparse_all[rows], config)
 
     def _rerank(self, query, rows, fused, parts, top):
         head = rows[:top]

@@ -39,10 +39,12 @@ def checked_embedder(settings: Settings, index: SearchIndex, model: str | None =
     return embedder
 
 
-def build_retriever(settings: Settings, index: SearchIndex | None = None) -> Retriever:
-    index = index or SearchIndex.load(serving_tables(settings))
+def build_retriever(settings: Settings, index: SearchIndex | None = None, method: str = "hybrid") -> Retriever:
+    """A retriever for ``method``: a BM25-only one loads neither the vectors nor the query encoder."""
+    dense = method != "bm25"
+    index = index or SearchIndex.load(serving_tables(settings), settings.index.dense_precision, with_vectors=dense)
     reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
-    return Retriever(index, checked_embedder(settings, index), reranker)
+    return Retriever(index, checked_embedder(settings, index) if dense else None, reranker)
 
 
 def config_from(settings: Settings, method: str = "hybrid") -> RetrievalConfig:
@@ -53,6 +55,6 @@ def config_from(settings: Settings, method: str = "hybrid") -> RetrievalConfig:
 
 def search_home(settings: Settings, question: str, groups: set[str], top_k: int = 10,
                 method: str = "hybrid") -> tuple[list[Hit], dict[str, float]]:
-    retriever = build_retriever(settings)
+    retriever = build_retriever(settings, method=method)
     hits = retriever.search(question, groups, top_k=top_k, config=config_from(settings, method))
     return hits, {k: round(v, 2) for k, v in retriever.timings.items()}

@@ -1,0 +1,80 @@
+"""The fast search path (cached masks, candidate-only fusion, touched-rows BM25, quantised dense scan with exact
+rescoring) ranks exactly as scoring every row of the index does."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from serving.search import Filters, RetrievalConfig, Retriever
+from serving.search.fusion import fuse
+
+QUERIES = ["notificar incidentes de segurança", "faixa salarial do analista sênior", "contrato CT-2024-0187",
+           "prazo de prestação de contas de viagem", "criptografia backup restauração"]
+GROUPS = [set(), {"rh"}, {"juridico", "rh", "diretoria"}]
+CONFIGS = [RetrievalConfig(method="bm25"), RetrievalConfig(method="dense"), RetrievalConfig(fusion="rrf"),
+           RetrievalConfig(fusion="weighted", dense_weight=0.4)]
+
+
+def _ordered(rows: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
+    """Every candidate sorted by (score desc, row asc), the first k: no partitioning, no shortcuts."""
+    return rows[np.lexsort((rows, -values))][:k]
+
+
+def _exact(index, query: str, vector, groups, doc_types, config, top_k) -> list[tuple[str, float]]:
+    effective = set(groups) | {"public"}
+    mask = np.array([bool(index.group_sets[c] & effective) for c in index.group_codes])
+    if doc_types:
+        mask &= np.array([t in doc_types for t in index.doc_types])
+    dense = index.vectors @ vector
+    sparse = index.sparse.scores(query)
+    every = np.flatnonzero(mask)
+    dense_rows = _ordered(every, dense[every], config.candidates)
+    hit = every[sparse[every] > 0]
+    sparse_rows = _ordered(hit, sparse[hit], config.candidates)
+    if config.method == "dense":
+        return [(index.chunk_ids[r], float(dense[r])) for r in dense_rows[:top_k]]
+    if config.method == "bm25":
+        return [(index.chunk_ids[r], float(sparse[r])) for r in sparse_rows[:top_k]]
+    rows, fused, _ = fuse(dense_rows, sparse_rows, lambda r: dense[r], lambda r: sparse[r], config)
+    return [(index.chunk_ids[r], float(fused[i])) for i, r in enumerate(rows[:top_k])]
+
+
+@pytest.mark.parametrize("precision", ["float32", "int8", "float16"])
+def test_fast_paths_rank_like_scoring_every_row(indexed, precision):
+    _, base = indexed
+    index = dataclasses.replace(base.index, dense_precision=precision)
+    retriever = Retriever(index, base.embedder)
+    vectors = base.embedder.embed_queries(QUERIES)
+    compared = 0
+    for query, vector in zip(QUERIES, vectors, strict=True):
+        for groups in GROUPS:
+            for doc_types in ((), ("politica",)):
+                for config in CONFIGS:
+                    filters = Filters(doc_types=doc_types) if doc_types else None
+                    for _ in range(2):  # the second time the mask comes from the cache
+                        hits = retriever.search(query, groups, filters, 10, config, query_vector=vector)
+                        want = _exact(index, query, vector, groups, doc_types, config, 10)
+                        assert [h.chunk_id for h in hits] == [c for c, _ in want], (query, groups, config)
+                        assert np.allclose([h.score for h in hits], [s for _, s in want], atol=1e-5)
+                        compared += len(want)
+    assert compared > 0
+    assert index.masks.hits > 0
+
+
+def test_a_cached_mask_cannot_be_changed_by_a_caller(indexed):
+    _, retriever = indexed
+    mask = retriever.mask({"rh"}, None)
+    with pytest.raises(ValueError):
+        mask[:] = True
+    assert retriever.mask({"rh"}, None).sum() < len(retriever.index)  # restricted rows stay out
+
+
+def test_quantised_scan_reports_its_memory(indexed):
+    _, base = indexed
+    plain = dataclasses.replace(base.index, dense_precision="float32").dense.memory()
+    small = dataclasses.replace(base.index, dense_precision="int8").dense.memory()
+    assert plain["scan_bytes"] == 0 and plain["float32_bytes"] == base.index.vectors.nbytes
+    assert 0 < small["scan_bytes"] < plain["float32_bytes"] / 3
