@@ -69,10 +69,20 @@ def _scrub(value: Any, matcher: Matcher) -> tuple[Any, int]:
     return value, 0
 
 
+def _json_text(text: str, suffix: str) -> str:
+    """JSON as its values read (``\u00e3`` escapes decoded), or the text itself when it is not JSON."""
+    try:
+        values = [json.loads(line) for line in text.splitlines() if line.strip()] if suffix == ".jsonl" \
+            else json.loads(text)
+    except ValueError:
+        return text
+    return json.dumps(values, ensure_ascii=False)
+
+
 def redact_json(path: Path, matcher: Matcher) -> int:
     """Rewrite a JSON (or JSON Lines) file with matching strings replaced; returns how many were."""
     text = path.read_text(encoding="utf-8", errors="replace")
-    if not matcher.search(text):
+    if not matcher.search(_json_text(text, path.suffix)):
         return 0
     if path.suffix == ".jsonl":
         rows = [_scrub(json.loads(line), matcher) for line in text.splitlines() if line.strip()]
@@ -214,7 +224,10 @@ def file_mentions(path: Path, matcher: Matcher) -> bool:
             return any(matcher.search(str(row)) for name in names
                        for row in con.execute(f"select * from {name}").fetchall())
     data = path.read_bytes()
-    return matcher.search(data.decode("utf-8", errors="replace")) or matcher.search(data.decode("latin-1"))
+    text = data.decode("utf-8", errors="replace")
+    if path.suffix in (".json", ".jsonl"):
+        text = _json_text(text, path.suffix)
+    return matcher.search(text) or matcher.search(data.decode("latin-1"))
 
 
 def sweep(folder: Path, matcher: Matcher, record: bool = False) -> Counter[str]:

@@ -45,9 +45,15 @@ def _versions(path) -> set[Version]:
     return set(zip(table[s.DOCUMENT_ID].to_pylist(), table[s.CONTENT_HASH].to_pylist(), strict=True))
 
 
+def _ingesting(folder) -> bool:
+    """A run that scanned the source (maintenance runs retire nothing)."""
+    started = folder / "started.json"
+    return started.exists() and not read_json(started).get("maintenance")
+
+
 def retired_versions(paths: LakePaths, cutoff: datetime) -> list[dict]:
     """Rows of ``documents`` retired (deleted or superseded) by a run that started before ``cutoff``."""
-    run_ids = sorted(d.name for d in paths.runs.glob("run_*")) if paths.runs.exists() else []
+    run_ids = sorted(d.name for d in paths.runs.glob("run_*") if _ingesting(d)) if paths.runs.exists() else []
     out = []
     for row in read_table(paths.table("documents"), s.DOCUMENTS).to_pylist():
         if row["is_current"] and row[s.STATUS] != s.STATUS_DELETED:

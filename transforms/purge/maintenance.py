@@ -11,7 +11,7 @@ from lakehouse import schemas as s
 from lakehouse.paths import LakePaths
 from lakehouse.runs import new_run_id, unfinished_run
 from lakehouse.settings import Settings
-from lakehouse.snapshots import current_id, read_manifest
+from lakehouse.snapshots import current_id, read_manifest, snapshot_dir
 from lakehouse.storage import write_json, write_table
 from transforms import lifecycle, pipeline, registry
 from transforms.stages import snapshot
@@ -28,14 +28,17 @@ def refuse_if_busy(paths: LakePaths) -> None:
 
 
 def _as_published(settings: Settings) -> Settings:
-    """Maintenance keeps the published embedding model: it removes content, it does not reconfigure."""
+    """Maintenance keeps the published embedding model and dbt marts: it removes content, it does not
+    reconfigure."""
     paths = LakePaths(settings.home)
     current = current_id(paths)
     model = read_manifest(paths, current).get("models", {}).get("embedding") if current else None
     if model and model != settings.index.embedding_model:
         log.info("maintenance run keeps the published embedding model %s (configured: %s)", model,
                  settings.index.embedding_model)
-        return settings.replace(embedding_model=model)
+        settings = settings.replace(embedding_model=model)
+    if current and (snapshot_dir(paths, current) / "serving.duckdb").exists():
+        settings = settings.replace(dbt_on_index=True)  # the new snapshot gets the marts the API reads
     return settings
 
 
