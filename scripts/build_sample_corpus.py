@@ -84,7 +84,7 @@ QUESTION_FIELDS = (
 # Optional fields, written only when a question has them: gold key facts for the answer judge, the documents a
 # multi-hop question must read (the agentic seed's format) with its step budget, and the governance "today".
 OPTIONAL_QUESTION_FIELDS = ("facts", "must_read", "max_steps", "as_of")
-QUESTION_KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal"}
+QUESTION_KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
 
 # ------------------------------------------------------------------------------------------------------------
 # Source model

@@ -32,7 +32,7 @@ FIELDS = (
     "kind",
 )
 OPTIONAL = {"facts", "must_read", "max_steps", "as_of"}  # the answer judge's gold facts, multi-hop reading lists
-KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal"}
+KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
 
 
 def _build_module():

@@ -45,7 +45,7 @@ UNITS = {  # folded unit word -> canonical unit
 }
 SCALES = {"mil": 1e3, "thousand": 1e3, "k": 1e3, "milhao": 1e6, "milhoes": 1e6, "mi": 1e6, "million": 1e6,
           "bilhao": 1e9, "bilhoes": 1e9, "bi": 1e9, "billion": 1e9}
-CURRENCIES = {"r$": "brl", "us$": "usd", "$": "usd", "eur": "eur", "€": "eur", "reais": "brl", "real": "brl",
+CURRENCIES = {"r$": "brl", "us$": "usd", "brl": "brl", "usd": "usd", "$": "usd", "eur": "eur", "€": "eur", "reais": "brl", "real": "brl",
               "dolares": "usd", "dollars": "usd", "euros": "eur"}
 MONTHS = {m: i for i, ms in enumerate((
     ("janeiro", "january", "jan"), ("fevereiro", "february", "fev", "feb"), ("marco", "march", "mar"),
@@ -59,8 +59,10 @@ _CODE = re.compile(r"\b[A-Z]{2,}(?:-[A-Z0-9]{1,10})*-\d[\dA-Z]*\b|\b(?:RDC|NR|IS
                    re.IGNORECASE)
 _DATE_NUM = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b|\b(\d{4})-(\d{2})-(\d{2})\b")
 _DATE_TEXT = re.compile(r"\b(\d{1,2})(?:º|o)? de ([a-z]+) de (\d{4})\b|\b([a-z]+) (\d{1,2}),? (\d{4})\b")
-_MONEY = re.compile(rf"(r\$|us\$|€|eur|\$)\s?({NUMBER})(?:\s(mil|milhao|milhoes|mi|bilhao|bilhoes|bi)\b)?"
+_MONEY = re.compile(rf"(r\$|us\$|€|eur|brl|usd|\$)\s?({NUMBER})(?:\s(mil|milhao|milhoes|mi|bilhao|bilhoes|bi)\b)?"
                     rf"|\b({NUMBER})(?:\s(mil|milhao|milhoes|mi|bilhao|bilhoes|bi))?\s(reais|real|dolares|dollars|euros)\b")
+_SPELLED = re.compile(r"(\d)\s*\((?:[^\W\d_]|\s|-)+\)")
+_DAY_KIND = re.compile(r"(\d)\s+(business|working|calendar)\s+(days?)\b")
 _PERCENT = re.compile(rf"\b({NUMBER})\s?(%|por cento|percent)")
 _QTY = re.compile(rf"\b({NUMBER})(?:\s(mil|thousand))?\s?([a-z]+)\b")
 _RANGE = re.compile(rf"\b({NUMBER})\s?(?:a|e|to|-|ou|or)\s?(?=({NUMBER})\s?([a-z%]+))")
@@ -112,7 +114,8 @@ def _dates(folded: str) -> tuple[set[Fact], str]:
 def extract(text: str) -> set[Fact]:
     """Every typed fact in ``text`` (codes, dates, amounts, percentages, quantities with a unit)."""
     facts = {Fact("code", c.replace(" ", "").lower()) for c in _CODE.findall(text)}
-    folded = re.sub(r"\[\d+\]", " ", fold(_CODE.sub(" ", text)))
+    text = _SPELLED.sub(r"\1", _CODE.sub(" ", text))  # "24 (vinte e quatro) horas" -> "24 horas"
+    folded = _DAY_KIND.sub(r"\1 \3", re.sub(r"\[\d+\]", " ", fold(text)))  # "3 business days" -> "3 days"
     dates, folded = _dates(folded)
     facts |= dates
 
