@@ -45,7 +45,8 @@ UNITS = {  # folded unit word -> canonical unit
 }
 SCALES = {"mil": 1e3, "thousand": 1e3, "k": 1e3, "milhao": 1e6, "milhoes": 1e6, "mi": 1e6, "million": 1e6,
           "bilhao": 1e9, "bilhoes": 1e9, "bi": 1e9, "billion": 1e9}
-CURRENCIES = {"r$": "brl", "us$": "usd", "brl": "brl", "usd": "usd", "$": "usd", "eur": "eur", "€": "eur", "reais": "brl", "real": "brl",
+CURRENCIES = {"r$": "brl", "us$": "usd", "brl": "brl", "usd": "usd",
+              "$": "usd", "eur": "eur", "€": "eur", "reais": "brl", "real": "brl",
               "dolares": "usd", "dollars": "usd", "euros": "eur"}
 MONTHS = {m: i for i, ms in enumerate((
     ("janeiro", "january", "jan"), ("fevereiro", "february", "fev", "feb"), ("marco", "march", "mar"),
