@@ -14,8 +14,11 @@ from pathlib import Path
 
 import msgspec
 
+from lakehouse import paths as lp
+from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from serving.answers import AnswerError, AnswerService, Caller, QueryRequest, SnapshotHolder
+from serving.answers.generation import Generator
 from serving.answers.types import Answer
 from serving.evaluation.indexer import Indexer
 from serving.evaluation.judge import Verdict, gold_of, judge
@@ -37,8 +40,11 @@ def read_questions(path: Path) -> list[dict]:
 
 
 def open_service(settings: Settings) -> AnswerService:
-    """The service over ``settings.home``'s published snapshot, built as the API builds it."""
+    """The service over ``settings.home``'s published snapshot, built as the API builds it (with the configured
+    LLM, if any, as the answers' generator)."""
     holder = SnapshotHolder(settings)
+    holder.generator = Generator.from_settings(settings, LakePaths(settings.home).cache_dir(lp.LLM_ANSWERS),
+                                               settings.api.answer_max_tokens)
     holder.refresh()
     holder.require()
     return AnswerService(holder, settings.api.min_relevance)

@@ -65,9 +65,9 @@ def test_the_llm_judge_reports_its_agreement(evaluated):
 
     root, _ = evaluated
     with FakeOpenAI(responder=lambda body: '{"label": "correct", "reason": "ok"}') as fake:
-        settings = Settings(home=root / "work" / "sample", embedding_model="wordllama",
-                            llm_base_url=fake.base_url, llm_model=fake.model)
-        judge = LLMJudge.from_settings(settings, root / "judge-cache")
+        settings = Settings(home=root / "work" / "sample", embedding_model="wordllama")
+        judge = LLMJudge.from_settings(settings.replace(llm_base_url=fake.base_url, llm_model=fake.model),
+                                       root / "judge-cache")
         result = evaluate_answers(open_service(settings), QUESTIONS, ["basic"], llm=judge)
         prompt = fake.requests[0]["messages"]
     judged = result["modes"]["basic"]
