@@ -75,11 +75,32 @@ def label_one(row: dict, answer: Answer | str, llm: LLMJudge | None = None) -> J
         verdict = Verdict("declined", answer)
         return Judged(str(row.get("id")), row.get("kind", "-"), gold.answerable, verdict.label, verdict.reason,
                       "error", "-", None if not gold.answerable else False)
-    verdict = judge(gold, answer.answer, answer.status, [c.document_id for c in answer.citations if c.document_id])
+    cited = [c.document_id for c in answer.citations if c.document_id]
+    verdict = judge(gold, answer.answer, answer.status, cited)
     top5 = bool(gold.relevant & set(first_documents(answer))) if gold.answerable else None
     return Judged(str(row.get("id")), row.get("kind", "-"), gold.answerable, verdict.label, verdict.reason,
-                  answer.status, answer.mode_used, top5, answer.answer[:600],
+                  answer.status, answer.mode_used, top5, answer.answer, cited,
                   llm(row, answer) if llm is not None else None)
+
+
+def rejudge(result: dict, questions: list[dict]) -> dict:
+    """Label the answers saved in ``result`` again (after a change to the judge or the gold facts), without asking
+    anything: the same shape, new labels."""
+    by_id = {str(q.get("id")): q for q in questions}
+    out = {**result, "modes": {}}
+    for mode, summary in result["modes"].items():
+        judged = []
+        for saved in summary["answers"]:
+            row = by_id[saved["id"]]
+            saved = {"top5": None, **saved}
+            old = Judged(**saved)
+            if old.status == "error":
+                judged.append(old)
+                continue
+            verdict = judge(gold_of(row), old.answer, old.status, old.cited or [])
+            judged.append(Judged(**{**saved, "label": verdict.label, "reason": verdict.reason}))
+        out["modes"][mode] = mode_summary(judged)
+    return out
 
 
 def evaluate_answers(service: AnswerService, questions: list[dict], modes: list[str],

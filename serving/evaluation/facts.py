@@ -60,7 +60,7 @@ _CODE = re.compile(r"\b[A-Z]{2,}(?:-[A-Z0-9]{1,10})*-\d[\dA-Z]*\b|\b(?:RDC|NR|IS
                    re.IGNORECASE)
 _DATE_NUM = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b|\b(\d{4})-(\d{2})-(\d{2})\b")
 _DATE_TEXT = re.compile(r"\b(\d{1,2})(?:º|o)? de ([a-z]+) de (\d{4})\b|\b([a-z]+) (\d{1,2}),? (\d{4})\b")
-_MONEY = re.compile(rf"(r\$|us\$|€|eur|brl|usd|\$)\s?({NUMBER})(?:\s(mil|milhao|milhoes|mi|bilhao|bilhoes|bi)\b)?"
+_MONEY = re.compile(rf"(r\$|us\$|€|eur|brl|usd|\$)[\s:]*({NUMBER})(?:\s(mil|milhao|milhoes|mi|bilhao|bilhoes|bi)\b)?"
                     rf"|\b({NUMBER})(?:\s(mil|milhao|milhoes|mi|bilhao|bilhoes|bi))?\s(reais|real|dolares|dollars|euros)\b")
 _SPELLED = re.compile(r"(\d)\s*\((?:[^\W\d_]|\s|-)+\)")
 _DAY_KIND = re.compile(r"(\d)\s+(business|working|calendar)\s+(days?)\b")

@@ -29,6 +29,7 @@ class Judged:
     mode_used: str
     top5: bool | None  # expected document among the first five evidence documents (None: unanswerable)
     answer: str = ""
+    cited: list[str] | None = None  # document ids the answer cites
     llm_label: str | None = None
 
     def as_dict(self) -> dict:

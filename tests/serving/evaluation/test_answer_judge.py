@@ -87,3 +87,19 @@ def test_summary_shape_and_refusal_metrics():
     assert summary["expected_document_top5"] == 0.5
     assert set(summary["by_kind"]) == {"fact", "refusal"} and summary["by_kind"]["refusal"]["questions"] == 2
     assert "mode basic" in table({"default_mode": "basic", "modes": {"basic": summary}})
+
+
+def test_amounts_under_a_currency_header_and_spelled_out_numbers():
+    assert extract("Mínimo (R$): 5.200,00") == extract("R$ 5.200,00")
+    assert extract("em até 24 (vinte e quatro) horas") == extract("24h")
+    assert extract("3 business days") == extract("3 dias úteis")
+
+
+def test_saved_answers_can_be_judged_again_without_asking():
+    from serving.evaluation.answers import rejudge
+
+    saved = Judged("q1", "fact", True, "wrong", "", "answered", "basic", True, "Em até 24 horas. [1]", [POLICY])
+    result = {"default_mode": "basic", "modes": {"basic": mode_summary([saved])}}
+    again = rejudge(result, [ROW])
+    assert again["modes"]["basic"]["labels"]["correct"] == 1.0
+    assert rejudge(result, [{**ROW, "facts": ["48 horas"]}])["modes"]["basic"]["labels"]["wrong"] == 1.0
