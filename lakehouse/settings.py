@@ -169,6 +169,11 @@ class OrchestrationSettings(BaseSettings):
         30.0, ge=0, description="Days retired content is kept before `lakerag gc` purges it: deleted documents and "
         "superseded versions (raw bytes, caches, tombstone rows), superseded snapshots, run records and LLM cache "
         "entries not written since. 0 purges at the next gc.")
+    calibrate: bool = Field(True, description="At publish, fit the fusion's dense share and the refusal threshold "
+                            "on the labelled questions and record them in the snapshot (the API uses them).")
+    calibration_min_questions: int = Field(
+        30, ge=1, description="Fewer labelled questions than this (answerable ones, for the fusion weight): the "
+        "defaults stay.")
 
 
 def _flat_prefix(section: type[BaseSettings]) -> str:

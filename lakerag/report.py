@@ -150,3 +150,11 @@ def print_erasure_plan(plan) -> None:
     if plan.kind == "subject":
         print(f"  spellings searched: {', '.join(sorted(plan.needles))}")
     print("rerun with --yes to erase; remove or correct these files in the source folder too")
+def print_answer_eval(result: dict) -> None:
+    """The label table of ``lakerag eval --answers`` (or, for a BEIR set, gold answers contained per mode)."""
+    from serving.evaluation.answer_sets import answer_set_table
+    from serving.evaluation.labels import table
+
+    print(f"{result.get('dataset', '')}: answers, {result.get('questions', '')} questions, commit "
+          f"{result.get('commit', '')}, model {result['settings']['embedding_model']}")
+    print(answer_set_table(result) if "labels" not in next(iter(result["modes"].values()), {}) else table(result))

@@ -19,7 +19,7 @@ from lakehouse.snapshots import current_id, read_manifest, snapshot_dir, snapsho
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_corpus" / "documents"
 CHAIN = ("lakerag_ingest", "lakerag_index", "lakerag_transform", "lakerag_publish")
-UNCITED = "Diversos/FAQ Financeiro - Dúvidas Frequentes.md"  # no labelled question cites it
+UNCITED = "Diversos/FAQ Financeiro - Dúvidas Frequentes.md"  # labelled questions cite it only beside another document
 ADDED = "Diversos/Comunicado Estacionamento.md"
 
 pytestmark = pytest.mark.integration
