@@ -153,6 +153,8 @@ class OrchestrationSettings(BaseSettings):
     expiring_within_days: int = Field(30, ge=1, description="Window of the expiring_documents mart.")
     dbt_on_index: bool = Field(False, description="Build the dbt marts at the end of `lakerag index`.")
     snapshot_keep: int = Field(5, ge=1, description="Published snapshots kept on disk.")
+    alert_webhook_url: str | None = Field(None, description="URL that every failed DAG run or task is POSTed to "
+                                          "as JSON (a chat or paging webhook); none: the log line only.")
 
 
 def _flat_prefix(section: type[BaseSettings]) -> str:
