@@ -11,10 +11,13 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: requirements.lock pyproject.toml scripts/setup.sh
 	bash scripts/setup.sh
 
-demo: setup  ## index the bundled sample corpus, print its status, then serve the API (Ctrl-C stops it)
+DEMO_KEYS ?= $(or $(LAKERAG_HOME),var)/demo-keys.yaml
+
+demo: setup  ## index the sample corpus, write demo API keys (one per group), then serve with them (Ctrl-C stops)
 	$(VENV)/bin/lakerag index
 	$(VENV)/bin/lakerag status
-	$(VENV)/bin/lakerag serve
+	$(PY) -m lakerag.demo $(DEMO_KEYS)
+	LAKERAG_API_KEYS_FILE=$(DEMO_KEYS) $(VENV)/bin/lakerag serve
 
 index: setup
 	$(VENV)/bin/lakerag index
@@ -42,18 +45,18 @@ bench: setup
 	$(PY) benchmarks/extraction.py
 	$(PY) benchmarks/ingest.py
 
-# Airflow 3 on this machine, for people who want the UI: http://127.0.0.1:8080 (login printed by standalone and
-# kept in airflow_home/). DAGs from dags/, data under $$LAKERAG_HOME (default ./var). Stop with Ctrl-C (SIGINT).
+# Airflow 3 on this machine, for people who want the UI: http://127.0.0.1:8080 (login in
+# airflow_home/simple_auth_manager_passwords.json.generated). DAGs from dags/, created paused and unpaused once the
+# API server answers; data under $$LAKERAG_HOME (default ./var). Ctrl-C or SIGTERM stops every process
+# (scripts/airflow.sh, docs/operations.md).
 AIRFLOW_ENV := PATH=$(CURDIR)/$(VENV)/bin:$$PATH AIRFLOW_HOME=$(CURDIR)/airflow_home \
 	AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
 	AIRFLOW__CORE__LOAD_EXAMPLES=False AIRFLOW__CORE__PARALLELISM=2 AIRFLOW__API__HOST=127.0.0.1 \
-	AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION=False AIRFLOW__COSMOS__ENABLE_TELEMETRY=False \
+	AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION=True AIRFLOW__COSMOS__ENABLE_TELEMETRY=False \
 	DBT_SEND_ANONYMOUS_USAGE_STATS=False DBT_VERSION_CHECK=False
 
-airflow: setup  ## airflow standalone bound to 127.0.0.1 with the lakerag DAGs
-	$(AIRFLOW_ENV) $(VENV)/bin/airflow db migrate >/dev/null
-	$(AIRFLOW_ENV) $(VENV)/bin/airflow pools set lakerag_gpu 1 "GPU-bound index stages" >/dev/null
-	$(AIRFLOW_ENV) exec $(VENV)/bin/airflow standalone
+airflow: setup  ## API server, scheduler, DAG processor and triggerer on 127.0.0.1 with the lakerag DAGs
+	$(AIRFLOW_ENV) VENV=$(VENV) exec bash scripts/airflow.sh
 
 dbt: setup  ## build the serving marts (dbt) of the newest snapshot under $$LAKERAG_HOME
 	DBT_SEND_ANONYMOUS_USAGE_STATS=False $(PY) -m transforms.dbt_build

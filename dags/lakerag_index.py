@@ -18,14 +18,15 @@ import pendulum
 from airflow.sdk import dag, task
 from airflow.sdk.exceptions import AirflowSkipException
 
-from lakerag.orchestration import CANDIDATE, CHUNKS, GPU_POOL, default_args, stage_asset
+from lakerag.orchestration import CANDIDATE, CHUNKS, GPU_POOL, default_args, notify_failure, stage_asset
 from transforms.registry import index_stages
 
 DEFAULT_ARGS = default_args()
 
 
 @dag(dag_id="lakerag_index", schedule=[CHUNKS], start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
-     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, tags=["lakerag", "index"], doc_md=__doc__)
+     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, on_failure_callback=notify_failure,
+     tags=["lakerag", "index"], doc_md=__doc__)
 def lakerag_index() -> None:
     @task
     def resolve() -> str:

@@ -20,14 +20,15 @@ import pendulum
 from airflow.sdk import dag, task
 from airflow.sdk.exceptions import AirflowFailException, AirflowSkipException
 
-from lakerag.orchestration import CHUNKS, default_args
+from lakerag.orchestration import CHUNKS, default_args, notify_failure
 from transforms.lifecycle import ingest_schedule
 
 DEFAULT_ARGS = default_args()
 
 
 @dag(dag_id="lakerag_ingest", schedule=ingest_schedule(), start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
-     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, tags=["lakerag", "ingest"], doc_md=__doc__)
+     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, on_failure_callback=notify_failure,
+     tags=["lakerag", "ingest"], doc_md=__doc__)
 def lakerag_ingest() -> None:
     @task
     def discover() -> dict:

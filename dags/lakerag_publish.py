@@ -18,13 +18,14 @@ import pendulum
 from airflow.sdk import dag, task
 from airflow.sdk.exceptions import AirflowFailException, AirflowSkipException
 
-from lakerag.orchestration import PUBLISHED, SERVING, default_args
+from lakerag.orchestration import PUBLISHED, SERVING, default_args, notify_failure
 
 DEFAULT_ARGS = default_args(retries=2)
 
 
 @dag(dag_id="lakerag_publish", schedule=[SERVING], start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
-     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, tags=["lakerag", "publish"], doc_md=__doc__)
+     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, on_failure_callback=notify_failure,
+     tags=["lakerag", "publish"], doc_md=__doc__)
 def lakerag_publish() -> None:
     @task
     def candidate() -> str:

@@ -20,7 +20,7 @@ import pendulum
 from airflow.sdk import Param, dag, task
 from airflow.sdk.exceptions import AirflowFailException
 
-from lakerag.orchestration import CHUNKS, default_args
+from lakerag.orchestration import CHUNKS, default_args, notify_failure
 from transforms.rebuild import stage_order
 
 DEFAULT_ARGS = default_args(retry_delay=timedelta(minutes=1), max_retry_delay=timedelta(minutes=15))
@@ -33,7 +33,8 @@ PARAMS = {
 
 
 @dag(dag_id="lakerag_rebuild", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
-     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, params=PARAMS, tags=["lakerag", "rebuild"],
+     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, on_failure_callback=notify_failure,
+     params=PARAMS, tags=["lakerag", "rebuild"],
      doc_md=__doc__)
 def lakerag_rebuild() -> None:
     @task

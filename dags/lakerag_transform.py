@@ -22,7 +22,7 @@ from airflow.sdk.exceptions import AirflowSkipException
 from cosmos import DbtTaskGroup, ExecutionConfig, ProfileConfig, ProjectConfig, RenderConfig
 from cosmos.constants import ExecutionMode, InvocationMode, LoadMode, TestBehavior
 
-from lakerag.orchestration import CANDIDATE, SERVING, default_args
+from lakerag.orchestration import CANDIDATE, SERVING, default_args, notify_failure
 from transforms.dbt_build import MANIFEST, PROJECT_DIR
 
 DEFAULT_ARGS = default_args(retries=2)
@@ -34,6 +34,7 @@ FROM_LOCATE = "{{{{ ti.xcom_pull(task_ids='locate')['{}'] }}}}"
 
 @dag(dag_id="lakerag_transform", schedule=[CANDIDATE], start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
      catchup=False, max_active_runs=1, max_active_tasks=1, render_template_as_native_obj=True,
+     on_failure_callback=notify_failure,
      default_args=DEFAULT_ARGS, tags=["lakerag", "dbt"], doc_md=__doc__)
 def lakerag_transform() -> None:
     @task

@@ -174,6 +174,8 @@ class OrchestrationSettings(BaseSettings):
     calibration_min_questions: int = Field(
         30, ge=1, description="Fewer labelled questions than this (answerable ones, for the fusion weight): the "
         "defaults stay.")
+    alert_webhook_url: str | None = Field(None, description="URL that every failed DAG run or task is POSTed to "
+                                          "as JSON (a chat or paging webhook); none: the log line only.")
 
 
 def _flat_prefix(section: type[BaseSettings]) -> str:

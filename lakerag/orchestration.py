@@ -3,9 +3,15 @@ arguments. Top floor, beside the CLI: only the DAGs import it (it imports Airflo
 
 from __future__ import annotations
 
+import json
+import logging
+import urllib.request
 from datetime import timedelta
+from typing import Any
 
 from airflow.sdk import Asset
+
+log = logging.getLogger(__name__)
 
 CHUNKS = Asset("lakerag_chunks")          # ingest/rebuild committed a run -> lakerag_index
 CANDIDATE = Asset("lakerag_candidate")    # index froze a candidate snapshot -> lakerag_transform
@@ -23,4 +29,43 @@ def default_args(retries: int = 3, retry_delay: timedelta = timedelta(seconds=30
                  max_retry_delay: timedelta = timedelta(minutes=10)) -> dict:
     """Retries with exponential backoff: every task is a transaction that can be rerun."""
     return {"owner": "lakerag", "retries": retries, "retry_delay": retry_delay,
-            "retry_exponential_backoff": True, "max_retry_delay": max_retry_delay}
+            "retry_exponential_backoff": True, "max_retry_delay": max_retry_delay,
+            "on_failure_callback": notify_failure}
+
+
+def failure_event(context: Any) -> dict:
+    """What failed, from an Airflow callback context (a task's, or a DAG run's)."""
+    ti = context.get("ti") or context.get("task_instance")
+    run = context.get("dag_run")
+    dag = context.get("dag")
+    exception = context.get("exception") or context.get("reason")
+    return {
+        "event": "lakerag_failure",
+        "dag_id": getattr(dag, "dag_id", None) or getattr(ti, "dag_id", None) or getattr(run, "dag_id", None),
+        "run_id": getattr(run, "run_id", None) or getattr(ti, "run_id", None),
+        "task_id": getattr(ti, "task_id", None),
+        "map_index": getattr(ti, "map_index", None),
+        "try_number": getattr(ti, "try_number", None),
+        "error": None if exception is None else f"{type(exception).__name__}: {exception}"[:1000]
+        if isinstance(exception, BaseException) else str(exception)[:1000],
+    }
+
+
+def notify_failure(context: Any) -> None:
+    """The failure callback of every lakerag DAG and task: one structured log line (``lakerag_failure {...}``)
+    and, when ``LAKERAG_ALERT_WEBHOOK_URL`` is set, the same JSON POSTed there. Never raises."""
+    from lakehouse.settings import get_settings  # read when a task fails, not at parse time
+
+    event = failure_event(context)
+    line = json.dumps(event, ensure_ascii=False, default=str)
+    log.error("lakerag_failure %s", line)
+    url = get_settings().orchestration.alert_webhook_url
+    if not url:
+        return
+    request = urllib.request.Request(url, data=line.encode("utf-8"), method="POST",
+                                     headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10):  # noqa: S310 - the operator's own URL
+            pass
+    except Exception as exc:  # noqa: BLE001 - an alert that cannot be sent must not fail the callback
+        log.warning("lakerag_failure webhook %s failed: %s", url, exc)

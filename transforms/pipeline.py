@@ -14,7 +14,7 @@ from lakehouse.runs import RunRecord, append_run, home_lock, load_stage_records,
 from lakehouse.settings import Settings
 from lakehouse.storage import read_json
 from transforms import registry
-from transforms.progress import STEP, LogProgress, Reporter, report, reporting
+from transforms.progress import STEP, LogProgress, Reporter, active, offset, report, reporting
 from transforms.stages import commit, snapshot
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
@@ -107,6 +107,7 @@ def _run_batches(ctx: RunContext) -> None:
         done = 0
         report(stage.name, done, total, "documents")
         for batch, size in sizes.items():
-            stage.run(ctx, batch)
+            with reporting(offset(active(), stage.name, done, total)):  # documents within the batch
+                stage.run(ctx, batch)
             done += size
             report(stage.name, done, total, "documents")

@@ -104,6 +104,21 @@ def report(stage: str, done: int, total: int, unit: str = "items") -> None:
     (_current.get() or _default)(stage, done, total, unit)
 
 
+def active() -> Reporter:
+    """The reporter stages report to now."""
+    return _current.get() or _default
+
+
+def offset(reporter: Reporter, stage: str, before: int, total: int) -> Reporter:
+    """A reporter for one batch of a batched stage: the batch's own (done, of its size) become the run's
+    (``before`` + done, of ``total``)."""
+    def shifted(name: str, done: int, _: int, unit: str) -> None:
+        if name == stage:
+            reporter(name, before + done, total, unit)
+
+    return shifted
+
+
 @contextmanager
 def reporting(reporter: Reporter) -> Iterator[None]:
     """Send the progress of stages run inside the block to ``reporter``."""

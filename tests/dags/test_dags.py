@@ -105,3 +105,48 @@ def test_ingest_schedule_comes_from_the_environment(monkeypatch):
     assert ingest_schedule() == "*/15 * * * *"
     monkeypatch.setenv("LAKERAG_INGEST_SCHEDULE", "none")
     assert ingest_schedule() is None
+
+
+def test_every_dag_and_task_has_the_failure_callback(dagbag, monkeypatch, caplog):
+    import http.server
+    import json
+    import logging
+    import threading
+    from types import SimpleNamespace
+
+    from lakehouse.settings import get_settings
+    from lakerag.orchestration import notify_failure
+
+    for dag in dagbag.dags.values():
+        callbacks = dag.on_failure_callback if isinstance(dag.on_failure_callback, list) else [dag.on_failure_callback]
+        assert notify_failure in callbacks, dag.dag_id
+        for task in dag.tasks:
+            assert notify_failure in (task.on_failure_callback or []) or task.on_failure_callback is notify_failure, \
+                (dag.dag_id, task.task_id)
+    received: list[dict] = []
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's name
+            received.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("LAKERAG_ALERT_WEBHOOK_URL", f"http://127.0.0.1:{server.server_port}/hook")
+    get_settings.cache_clear()
+    ti = SimpleNamespace(dag_id="lakerag_index", run_id="manual__1", task_id="embed", map_index=-1, try_number=2)
+    try:
+        with caplog.at_level(logging.ERROR, logger="lakerag.orchestration"):
+            notify_failure({"ti": ti, "exception": MemoryError("Unable to allocate 39.1 GiB")})
+    finally:
+        server.shutdown()
+        get_settings.cache_clear()
+    line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("lakerag_failure "))
+    event = json.loads(line.removeprefix("lakerag_failure "))
+    assert event == {"event": "lakerag_failure", "dag_id": "lakerag_index", "run_id": "manual__1", "task_id": "embed",
+                     "map_index": -1, "try_number": 2, "error": "MemoryError: Unable to allocate 39.1 GiB"}
+    assert received == [event]

@@ -17,6 +17,7 @@ from lakehouse.runs import StageRecord
 from lakehouse.settings import Settings
 from lakehouse.storage import read_json, write_json, write_table
 from transforms.extraction.unicode import REPLACED
+from transforms.progress import report
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
 from transforms.watchdog import Overrun, Watchdog, WorkerDied, shared
@@ -53,7 +54,9 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
 
 def _extract_batch(ctx: RunContext, batch: int, watchdog: Watchdog, record: StageRecord) -> None:
     paths = ctx.paths
-    for row in ctx.batch_rows(batch):
+    rows = ctx.batch_rows(batch)
+    for done, row in enumerate(rows):
+        report("extract", done, len(rows), "documents")
         digest = row[s.CONTENT_HASH]
         if paths.extracted_part(digest).exists() or ctx.failure(digest) is not None:
             record.skipped += 1

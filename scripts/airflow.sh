@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `make airflow`: Airflow 3 on this machine with the lakerag DAGs, every server on 127.0.0.1.
+#
+# Starts the API server, scheduler, DAG processor and triggerer (each in its own process group), waits until
+# the API server answers, then unpauses the lakerag DAGs: they are created paused
+# (AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION=True), so no scheduled run starts before the services are ready.
+# The log server is not started (--skip-serve-logs: it would listen on every interface); with the local
+# executor the UI reads task logs from $AIRFLOW_HOME/logs. Ctrl-C (SIGINT) or SIGTERM stops every process it
+# started: SIGTERM to each group, SIGKILL to what is left after AIRFLOW_STOP_TIMEOUT seconds.
+set -uo pipefail
+
+VENV=${VENV:-.venv}
+AIRFLOW=${AIRFLOW:-$VENV/bin/airflow}
+PYTHON=${PYTHON:-$VENV/bin/python}
+HOST=127.0.0.1
+PORT=${AIRFLOW_PORT:-8080}
+READY_TIMEOUT=${AIRFLOW_READY_TIMEOUT:-300}
+STOP_TIMEOUT=${AIRFLOW_STOP_TIMEOUT:-30}
+DAGS_DIR=${AIRFLOW__CORE__DAGS_FOLDER:-dags}
+export AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION=True AIRFLOW__API__HOST=$HOST AIRFLOW__API__PORT=$PORT
+export AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_SERVER_HOST=$HOST
+export AIRFLOW__CORE__EXECUTION_API_SERVER_URL=${AIRFLOW__CORE__EXECUTION_API_SERVER_URL:-http://$HOST:$PORT/execution/}
+
+groups=()
+
+stop() {
+    trap - INT TERM EXIT
+    echo "airflow: stopping ${#groups[@]} process groups" >&2
+    for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null; done
+    local deadline=$((SECONDS + STOP_TIMEOUT))
+    while ((SECONDS < deadline)); do
+        local alive=0
+        for g in "${groups[@]}"; do kill -0 -- "-$g" 2>/dev/null && alive=1; done
+        ((alive)) || break
+        sleep 0.5
+    done
+    for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done
+    exit "${1:-0}"
+}
+trap 'stop 130' INT
+trap 'stop 143' TERM
+trap 'stop $?' EXIT
+
+start() {  # setsid: a process group of its own, killed as a whole (children included)
+    setsid "$AIRFLOW" "$@" &
+    groups+=($!)
+}
+
+"$AIRFLOW" db migrate >/dev/null || exit 1
+"$AIRFLOW" pools set lakerag_gpu 1 "GPU-bound index stages" >/dev/null || exit 1
+start api-server --host "$HOST" --port "$PORT"
+start scheduler --skip-serve-logs
+start dag-processor
+start triggerer --skip-serve-logs
+
+health="http://$HOST:$PORT/api/v2/monitor/health"
+deadline=$((SECONDS + READY_TIMEOUT))
+until "$PYTHON" -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=5)" "$health" \
+        2>/dev/null; do
+    ((SECONDS < deadline)) || { echo "airflow: the API server did not answer $health" >&2; exit 1; }
+    sleep 2
+done
+for file in "$DAGS_DIR"/lakerag_*.py; do
+    dag=$(basename "$file" .py)
+    until "$AIRFLOW" dags unpause "$dag" >/dev/null 2>&1; do  # waits until the DAG processor has parsed it
+        ((SECONDS < deadline)) || { echo "airflow: could not unpause $dag" >&2; exit 1; }
+        sleep 2
+    done
+    echo "airflow: unpaused $dag" >&2
+done
+echo "airflow: ready on http://$HOST:$PORT (login: ${AIRFLOW_HOME:-~/airflow}/simple_auth_manager_passwords.json.generated)"
+wait
