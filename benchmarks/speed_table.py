@@ -53,7 +53,7 @@ def _load_rows() -> list[str]:
         data = json.loads(path.read_text(encoding="utf-8"))
         cells = [f"{r['config']} ({r['workers']} worker{'s' if r['workers'] > 1 else ''}): {r['rps']} req/s, "
                  f"p50 {r['p50_ms']} / p95 {r['p95_ms']} / p99 {r['p99_ms']} ms, {r['errors']} errors, "
-                 f"mean encoder batch {r['mean_batch']}" for r in data["summary"]]
+                 f"mean encoder batch {r['mean_batch']}, {r['cache_hits']} cache hits" for r in data["summary"]]
         out.append(f"| API load, {data['model']}, {data['clients']} clients x {data['seconds']:.0f} s | "
                    f"{'; '.join(cells)} ({_load(data['summary'][0]['load'])}) | `benchmarks/load.py --compare` |")
     return out

@@ -1,6 +1,7 @@
 """``lakerag query --server URL`` and ``lakerag search --server URL``: ask a running API instead of loading the
-index and the models, so a question from the shell costs what the API costs. Only httpx and rich are imported
-(no numpy, pyarrow or model code); the JSON is printed as the API sent it, or rendered for a terminal."""
+index and the models, so a question from the shell costs what the API costs. Only the standard library is
+imported (``urllib``: importing httpx and rich alone took longer than the answer); the JSON is printed as the
+API sent it, or as plain text."""
 
 from __future__ import annotations
 
@@ -15,20 +16,23 @@ class RemoteError(LakeragError):
 
 
 def _post(url: str, path: str, body: dict, api_key: str | None, timeout: float) -> dict:
-    import httpx  # deferred: only the remote commands need an HTTP client
+    import urllib.error
+    import urllib.request
 
-    headers = {"x-api-key": api_key} if api_key else {}
+    headers = {"content-type": "application/json", **({"x-api-key": api_key} if api_key else {})}
+    request = urllib.request.Request(url.rstrip("/") + path, json.dumps(body).encode(), headers, method="POST")
     try:
-        response = httpx.post(url.rstrip("/") + path, json=body, headers=headers, timeout=timeout)
-    except httpx.HTTPError as exc:
-        raise RemoteError(f"cannot reach {url}: {exc}") from exc
-    if response.status_code != 200:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        text = exc.read().decode("utf-8", "replace")
         try:
-            detail = response.json().get("detail", response.text)
+            detail = json.loads(text).get("detail", text)
         except ValueError:
-            detail = response.text
-        raise RemoteError(f"{url}{path} answered {response.status_code}: {detail}")
-    return response.json()
+            detail = text
+        raise RemoteError(f"{url}{path} answered {exc.code}: {detail}") from exc
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise RemoteError(f"cannot reach {url}: {exc}") from exc
 
 
 def query(url: str, question: str, mode: str, top_k: int, api_key: str | None = None,
@@ -46,32 +50,25 @@ def dumps(body: dict) -> str:
 
 
 def print_answer(body: dict[str, Any]) -> None:
-    from rich.console import Console
-
-    console = Console()
-    colour = {"answered": "green", "not_found": "yellow", "partial": "magenta"}.get(body["status"], "white")
-    console.print(f"[{colour}]{body['status']}[/] · mode {body['mode_used']} · {body['generator']} · "
-                  f"snapshot {body['snapshot_id']} · {body.get('timings', {}).get('total_ms', 0):.0f} ms (server)")
-    console.print(body["answer"], markup=False, highlight=False)
+    print(f"{body['status']} · mode {body['mode_used']} · {body['generator']} · snapshot {body['snapshot_id']} · "
+          f"{body.get('timings', {}).get('total_ms', 0):.0f} ms (server)")
+    print(body["answer"])
     for c in body.get("citations", []):
         pages = f"p. {', '.join(map(str, c.get('pages') or []))}" if c.get("pages") else ""
         where = " — ".join(x for x in (c.get("section"), pages) if x)
-        console.print(f"  [{c['n']}] {c['title']} ({c['path']}) {where}", markup=False, highlight=False)
+        print(f"  [{c['n']}] {c['title']} ({c['path']}) {where}")
     for w in body.get("warnings", []):
-        console.print(f"[dim]warning: {w}[/]")
+        print(f"warning: {w}")
 
 
 def print_hits(body: dict[str, Any]) -> None:
-    from rich.console import Console
-
-    console = Console()
     hits = body.get("hits", [])
     if not hits:
-        console.print("no results (nothing readable with this key matched)")
+        print("no results (nothing readable with this key matched)")
     for rank, hit in enumerate(hits, start=1):
         scores = " ".join(f"{k}={v:.3f}" for k, v in hit.get("scores", {}).items())
-        console.print(f"[bold]{rank}. {hit['title']}[/] — {hit.get('section') or ''}  "
-                      f"[dim]{hit['path']} p.{hit.get('pages')} {hit['chunk_id']}[/]")
-        console.print(f"   [dim]{scores}[/]")
-        console.print("   " + hit["text"].split("\n", 1)[-1][:240].replace("\n", " "), markup=False)
-    console.print(f"[dim]timings (ms, server): {body.get('timings', {})}[/]")
+        print(f"{rank}. {hit['title']} — {hit.get('section') or ''}  {hit['path']} p.{hit.get('pages')} "
+              f"{hit['chunk_id']}")
+        print(f"   {scores}")
+        print("   " + hit["text"].split("\n", 1)[-1][:240].replace("\n", " "))
+    print(f"timings (ms, server): {body.get('timings', {})}")
