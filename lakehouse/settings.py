@@ -87,6 +87,19 @@ class IndexSettings(BaseSettings):
     candidates: int = Field(100, ge=10, description="Candidates per retriever before fusion.")
     reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")
+    pages_model: Path | None = Field(
+        None, description="Local folder of a ColPali (PaliGemma) late-interaction vision model (colpali-engine); "
+        "unset: the pages stage is skipped and retrieval is text-only (docs/adr/0009).")
+    pages_dpi: int = Field(72, ge=36, le=300, description="Resolution at which PDF pages are rendered for the "
+                           "vision model and served as images.")
+    pages_device: str = Field("auto", description="'auto' (CUDA when present), 'cpu' or 'cuda' for the pages model.")
+    pages_batch_size: int = Field(0, ge=0, description="Page images per encoding batch; 0: chosen for the device "
+                                  "(4 on CPU, 32 on CUDA).")
+    pages_pool_factor: int = Field(1, ge=1, le=16, description="Token pooling: keep about 1/N of each page's "
+                                   "vectors (hierarchical clustering of similar patches); 1 keeps all.")
+    pages_weight: float = Field(0.3, ge=0, le=1, description="Share of the page (MaxSim) signal when it is fused "
+                                "with the text ranking.")
+    pages_top: int = Field(20, ge=1, description="Pages kept from the MaxSim ranking before fusion.")
 
 
 class GraphSettings(BaseSettings):

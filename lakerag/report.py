@@ -69,6 +69,10 @@ def print_run_summary(record: RunRecord, settings: Settings) -> None:
     )
     console.print(f"documents: {record.documents_active} active, {record.quarantined} quarantined; "
                   f"chunks: {record.chunks}  (details: lakerag status --home {settings.home})")
+    if settings.index.pages_model is None:
+        from transforms.stages.pages import SKIPPED
+
+        console.print(SKIPPED, markup=False, highlight=False)
     for message in record.errors[:10]:
         console.print(f"  [yellow]warning[/] {message}", markup=True, highlight=False)
     if len(record.errors) > 10:
