@@ -28,6 +28,7 @@ from serving.answers.generation import Generator
 from serving.answers.relevance import Relevance
 from serving.graph import GraphSearcher, GraphStore
 from serving.search.index import PUBLIC, SearchIndex
+from serving.search.pages import PageSearcher, load_page_searcher
 from serving.search.retriever import RetrievalConfig, Retriever
 from serving.search.service import SnapshotRefused, checked_embedder, config_from
 
@@ -50,10 +51,13 @@ class Engine:
     graph_reason: str | None = None
     generator: Generator | None = None
     loaded_at: float = field(default_factory=time.time)
+    pages: PageSearcher | None = None  # the page-image signal, when a vision model is configured
 
-    def retriever(self) -> Retriever:
-        """A retriever for one request (its timings are per request); the index is shared."""
-        return Retriever(self.index, self.embedder, self.reranker)
+    def retriever(self, pages: bool = True) -> Retriever:
+        """A retriever for one request (its timings are per request); the index is shared. ``pages``: with the
+        page-image signal, when the snapshot has one."""
+        searcher = PageSearcher(self.pages.index, self.pages.model) if pages and self.pages is not None else None
+        return Retriever(self.index, self.embedder, self.reranker, searcher)
 
     def graph_searcher(self, retriever: Retriever) -> GraphSearcher:
         """The snapshot's graph searcher bound to this request's retriever (store and map cache shared)."""
@@ -109,7 +113,7 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     graph, reason = _graph(tables, index, retriever, generator, paths.cache_dir(lp.GRAPH_SEARCH), config)
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
-                    ordinals, graph, reason, generator)
+                    ordinals, graph, reason, generator, pages=load_page_searcher(settings, tables))
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=config)  # smoke query
     log.info("loaded snapshot %s in %.2fs: %d chunks, %d documents, graph %s, catalog from %s", snapshot_id,
              time.perf_counter() - started, len(index), len(documents), "yes" if graph else "no", catalog.source)

@@ -7,47 +7,21 @@ import json
 
 import numpy as np
 import pyarrow.parquet as pq
-import pytest
 
-from tests.fixtures.colpali import build_tiny_colpali, chart_png, write_pdf
-
-CONFIG = """
-default_groups: [public]
-access:
-  - prefix: "RH/"
-    groups: [rh]
-"""
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    return build_tiny_colpali(tmp_path_factory.mktemp("colpali") / "tiny-colpali")
-
-
-def _source(root):
-    (root / ".lakerag.yaml").parent.mkdir(parents=True, exist_ok=True)
-    (root / ".lakerag.yaml").write_text(CONFIG, encoding="utf-8")
-    write_pdf(root / "Relatórios" / "Ocupação 2025.pdf", "Ocupação de leitos 2025",
-              "Relatório anual de ocupação hospitalar.\nO gráfico da página seguinte mostra a ocupação por ala.",
-              chart_png(["UTI", "Clínica"], [91, 74], "Ocupação %"))
-    write_pdf(root / "RH" / "Absenteísmo.pdf", "Absenteísmo por setor",
-              "Relatório de absenteísmo dos colaboradores.\nOs índices por setor estão no gráfico a seguir.",
-              chart_png(["Enfermagem", "Administrativo"], [6.5, 2.1], "Absenteísmo %"))
-    (root / "Notas.md").write_text("# Notas\n\nTexto sem PDF.\n", encoding="utf-8")
-    return root
+from tests.fixtures.colpali import CONFIG, write_visual_source
 
 
 def _stage(home, run):
     return json.loads((home / "runs" / run / "stages" / "pages-all.json").read_text())
 
 
-def test_pages_are_encoded_once_and_follow_deletions_and_group_changes(tmp_path, tiny_model):
+def test_pages_are_encoded_once_and_follow_deletions_and_group_changes(tmp_path, tiny_colpali):
     from lakehouse.settings import Settings
     from transforms.pipeline import run_index
 
-    source = _source(tmp_path / "source")
+    source = write_visual_source(tmp_path / "source")
     settings = Settings(home=tmp_path / "home", source=source, embedding_model="wordllama", ocr=False,
-                        extract_timeout=0, pages_model=tiny_model)
+                        extract_timeout=0, pages_model=tiny_colpali)
     first = run_index(settings)
     table = pq.read_table(settings.home / "tables" / "pages.parquet")
     rows = table.to_pylist()
@@ -81,8 +55,8 @@ def test_without_a_model_the_stage_is_skipped_and_says_so(tmp_path, capsys):
     from lakerag.report import print_run_summary
     from transforms.pipeline import run_index
 
-    settings = Settings(home=tmp_path / "home", source=_source(tmp_path / "source"), embedding_model="wordllama",
-                        ocr=False, extract_timeout=0)
+    settings = Settings(home=tmp_path / "home", source=write_visual_source(tmp_path / "source"),
+                        embedding_model="wordllama", ocr=False, extract_timeout=0)
     record = run_index(settings)
     assert not (settings.home / "tables" / "pages.parquet").exists()
     print_run_summary(record, settings)
