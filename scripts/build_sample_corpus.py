@@ -64,6 +64,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from build_visual_corpus import write_visual  # noqa: E402 (beside this script)
+
 from lakehouse.ids import document_id_for, normalize_relpath  # noqa: E402
 
 CORPUS_ROOT = REPO_ROOT / "sample_corpus"
@@ -1097,7 +1099,8 @@ def build(out_dir: Path) -> dict[str, Any]:
     bad = write_bad_files(documents, rendered[truncated_from])
     write_expected(out_dir, docs, bad)
     n_questions = write_questions(out_dir, documents)
-    return {"documents": len(docs), "bad_files": len(bad), "questions": n_questions}
+    n_visual = write_visual(documents, out_dir)  # chart-only PDFs and their questions (build_visual_corpus.py)
+    return {"documents": len(docs), "bad_files": len(bad), "questions": n_questions, "visual_questions": n_visual}
 
 
 def main(argv: list[str] | None = None) -> int:
