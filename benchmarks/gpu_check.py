@@ -131,7 +131,7 @@ def maxsim_pages(size: dict, device: str) -> dict:
         from models.late_interaction import maxsim
 
         rng = np.random.default_rng(0)
-        flat = rng.standard_normal((n * tokens, 128), dtype=np.float32).astype(np.float16)
+        flat = rng.standard_normal((n * tokens, 128), dtype=np.float32)  # float32, as the serving index holds it
         offsets = np.arange(0, n * tokens + 1, tokens, dtype=np.int64)
         qs = rng.standard_normal((queries, 20, 128), dtype=np.float32)
 

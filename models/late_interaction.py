@@ -1,5 +1,5 @@
 """Late interaction over multi-vectors, in numpy (no torch on the query path): MaxSim scoring in batches over a
-flat token matrix, and token pooling to cut storage.
+flat token matrix (float32 is fastest: numpy converts float16 in software), and token pooling to cut storage.
 
 A set of pages is stored flat: ``tokens`` (all pages' token vectors, row-major, float16 or float32) and
 ``offsets`` (page i owns rows ``offsets[i]:offsets[i+1]``, every page at least one row)."""

@@ -61,8 +61,9 @@ from reportlab.platypus import (  # noqa: E402
 )
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+for _folder in (REPO_ROOT, REPO_ROOT / "scripts"):  # lakehouse.ids; build_visual_corpus beside this script
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 from build_visual_corpus import write_visual  # noqa: E402 (beside this script)
 
