@@ -66,6 +66,9 @@ def default_batch(device: str, batch_size: int = 0) -> int:
 
 def model_id_of(folder: Path) -> str:
     """Architecture, folder name and a digest of the config and the weight files' names and sizes."""
+    if not (folder / "config.json").is_file():
+        raise ConfigError(f"{SETTING}={str(folder)!r}: no config.json there (vision models load from a local "
+                          "folder only)")
     digest = hashlib.sha256((folder / "config.json").read_bytes())
     for weights in sorted(folder.glob("*.safetensors")):
         digest.update(f"{weights.name}:{weights.stat().st_size}".encode())

@@ -77,3 +77,14 @@ def test_token_pooling_cuts_vectors_and_keeps_them_unit_length():
     expected = [(query @ vectors[:20].T).max(axis=1).sum(), (query @ vectors[20:].T).max(axis=1).sum()]
     assert np.allclose(maxsim(query, tokens, offsets), expected, atol=1e-5)
     assert np.allclose(maxsim(query, tokens, offsets, rows=np.array([1]), batch_tokens=7), expected[1:], atol=1e-5)
+
+
+def test_a_missing_model_folder_is_a_configuration_error_naming_the_setting(tmp_path):
+    import pytest
+
+    from lakehouse.errors import ConfigError
+    from models.vision import load_page_model, model_id_of
+
+    for call in (load_page_model, model_id_of):
+        with pytest.raises(ConfigError, match="LAKERAG_PAGES_MODEL"):
+            call(tmp_path / "nope")
