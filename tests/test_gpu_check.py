@@ -8,7 +8,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.fixtures.paths import REPO
+
+pytestmark = pytest.mark.slow  # a subprocess loading torch and transformers again; CI runs it
 
 
 def test_gpu_check_runs_every_step_at_the_smallest_sizes(tmp_path):
