@@ -8,7 +8,7 @@ export TRANSFORMERS_OFFLINE := 1
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.lock pyproject.toml scripts/setup.sh
+$(VENV)/.installed: requirements.lock requirements-nodeps.txt pyproject.toml scripts/setup.sh
 	bash scripts/setup.sh
 
 DEMO_KEYS ?= $(or $(LAKERAG_HOME),var)/demo-keys.yaml

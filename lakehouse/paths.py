@@ -9,7 +9,9 @@ from pathlib import Path
 EXTRACTED, FAILURES, CHUNKS = "extracted", "failures", "chunks"
 VECTORS, TOKENS, GRAPH = "vectors", "tokens", "graph"
 LLM, LLM_ANSWERS, GRAPH_SEARCH, DBT = "llm", "llm-answers", "graph-search", "dbt"
-CACHES = frozenset({EXTRACTED, FAILURES, CHUNKS, VECTORS, TOKENS, GRAPH, LLM, LLM_ANSWERS, GRAPH_SEARCH, DBT})
+PAGES = "pages"  # page multi-vectors, per model, keyed by page hash; and the page hashes of each rendered PDF
+CACHES = frozenset({EXTRACTED, FAILURES, CHUNKS, VECTORS, TOKENS, GRAPH, LLM, LLM_ANSWERS, GRAPH_SEARCH, DBT,
+                    PAGES})
 # Versioned folder sets under tables/: <name>-<run>/ behind the pointer <name>.json.
 SPARSE_SET, GRAPH_SET = "sparse", "graph"
 

@@ -157,3 +157,23 @@ RUNS = pa.schema(
     ],
     metadata={"description": "one row per finished run: counts per stage, durations (JSON), errors"},
 )
+
+PAGE_VECTORS = pa.list_(pa.float16())
+
+PAGES = pa.schema(
+    [
+        pa.field(DOCUMENT_ID, pa.string(), nullable=False),
+        pa.field(CONTENT_HASH, pa.string(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("page_hash", pa.string(), nullable=False),
+        pa.field(PATH, pa.string(), nullable=False),
+        pa.field("title", pa.string(), nullable=False),
+        pa.field(ACCESS_GROUPS, _groups, nullable=False),
+        pa.field("model_id", pa.string(), nullable=False),
+        pa.field("n_tokens", pa.int32(), nullable=False),
+        pa.field("vectors", PAGE_VECTORS, nullable=False),
+    ],
+    metadata={"description": "gold: one row per PDF page of current active documents: its late-interaction "
+                             "token vectors (float16, n_tokens x dim, row-major), page number (1-based), "
+                             "groups and the vision model that made them"},
+)

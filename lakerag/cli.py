@@ -108,7 +108,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                                           args.limit, args.json, args.llm_judge))
         return 0
     result = run_eval(_settings(args), args.dataset, args.work, PipelineIndexer(), args.enrichment, args.limit,
-                      args.json, modes)
+                      args.json, modes, args.pages)
     print_eval(result)
     return 0
 
@@ -239,6 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "declined per mode (default mode: auto; BEIR sets with answers.jsonl: basic,hybrid)")
     evaluate.add_argument("--llm-judge", action="store_true",
                           help="with --answers: also label with the configured LLM and report agreement")
+    evaluate.add_argument("--pages", action="store_true", help="also score visual_questions.jsonl (answers only "
+                          "in chart images) text-only against text + pages (needs LAKERAG_PAGES_MODEL)")
     evaluate.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     evaluate.set_defaults(func=_cmd_eval)
     snaps = sub.add_parser("snapshots", help="list published snapshots or roll back to one")

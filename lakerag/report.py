@@ -66,6 +66,17 @@ def print_run_summary(record: RunRecord, settings: Settings) -> None:
     for line in reconciled_lines(record, LakePaths(settings.home)):
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"(details: lakerag status --home {settings.home})", highlight=False, soft_wrap=True)
+    console.print(
+        f"changes: {record.new} new, {record.changed} changed, {record.moved} moved, "
+        f"{record.deleted} deleted, {record.unchanged} unchanged; "
+        f"extracted {record.extracted}, chunked {record.chunked}"
+    )
+    console.print(f"documents: {record.documents_active} active, {record.quarantined} quarantined; "
+                  f"chunks: {record.chunks}  (details: lakerag status --home {settings.home})")
+    if settings.index.pages_model is None:
+        from transforms.stages.pages import SKIPPED
+
+        console.print(SKIPPED, markup=False, highlight=False)
     for message in record.errors[:10]:
         console.print(f"  [yellow]warning[/] {message}", markup=True, highlight=False)
     if len(record.errors) > 10:
@@ -158,3 +169,10 @@ def print_answer_eval(result: dict) -> None:
     print(f"{result.get('dataset', '')}: answers, {result.get('questions', '')} questions, commit "
           f"{result.get('commit', '')}, model {result['settings']['embedding_model']}")
     print(answer_set_table(result) if "labels" not in next(iter(result["modes"].values()), {}) else table(result))
+    if visual := result.get("visual"):
+        console.print(f"visual questions ({visual['questions']}, answers only in chart images; pages model: "
+                      f"{visual['pages_model'] or 'none'}):")
+        for name, metrics in visual["configs"].items():
+            console.print(f"  {name}: {metrics}")
+        if "note" in visual:
+            console.print(f"  {visual['note']}")

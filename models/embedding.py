@@ -70,6 +70,23 @@ def _package_version(name: str) -> str:
         return "unknown"
 
 
+CPU_BATCH, CUDA_BATCH = 32, 256
+
+
+def resolve_device(device: str) -> str:
+    """'auto' -> 'cuda' when torch sees a GPU, else 'cpu'."""
+    if device != "auto":
+        return device
+    import torch  # deferred: heavy
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def batch_for(device: str, batch_size: int = 0) -> int:
+    """Passages per batch: the setting when given, else one sized for the device."""
+    return batch_size or (CUDA_BATCH if device.startswith("cuda") else CPU_BATCH)
+
+
 @dataclass
 class SentenceTransformerEmbedder:
     """Any sentence-transformers model; GPU when one is present and device is 'auto'."""
@@ -79,16 +96,14 @@ class SentenceTransformerEmbedder:
     device: str = "auto"
     query_prefix: str = ""
     passage_prefix: str = ""
-    batch_size: int = 32
+    batch_size: int = 0  # 0: chosen for the device (batch_for)
     _model: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        import torch
         from sentence_transformers import SentenceTransformer
 
-        device = self.device
-        if device == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
+        device = resolve_device(self.device)
+        self.batch_size = batch_for(device, self.batch_size)
         try:
             self._model = SentenceTransformer(self.source, device=device)
         except (OSError, ValueError) as exc:
@@ -189,7 +204,7 @@ class WordLlamaEmbedder:
 
 
 @lru_cache(maxsize=4)
-def load_embedder(name: str, device: str = "auto", batch_size: int = 32) -> Embedder:
+def load_embedder(name: str, device: str = "auto", batch_size: int = 0) -> Embedder:
     """The embedder for a setting value (cached per process)."""
     try:
         if name == "minilm":

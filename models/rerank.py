@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Protocol
 
 from lakehouse.errors import ConfigError
+from models.embedding import batch_for, resolve_device
 
 
 class Reranker(Protocol):
@@ -26,7 +27,18 @@ def load_reranker(model: str) -> Reranker:
 
     if not Path(model).exists():
         raise ConfigError(f"LAKERAG_RERANKER_MODEL={model!r}: no such local folder (rerankers load offline only)")
+    device = resolve_device("auto")
     try:
-        return CrossEncoder(model, device="cpu")
+        return _Batched(CrossEncoder(model, device=device), batch_for(device))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"LAKERAG_RERANKER_MODEL={model!r} cannot be loaded: {exc}") from exc
+
+
+class _Batched:
+    """A cross-encoder on CUDA when present, scoring pairs in batches sized for its device."""
+
+    def __init__(self, model, batch_size: int) -> None:
+        self.model, self.batch_size = model, batch_size
+
+    def predict(self, sentences: Sequence[tuple[str, str]]) -> Sequence[float]:
+        return self.model.predict(list(sentences), batch_size=self.batch_size, show_progress_bar=False)

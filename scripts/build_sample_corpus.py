@@ -61,8 +61,11 @@ from reportlab.platypus import (  # noqa: E402
 )
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+for _folder in (REPO_ROOT, REPO_ROOT / "scripts"):  # lakehouse.ids; build_visual_corpus beside this script
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
+
+from build_visual_corpus import write_visual  # noqa: E402 (beside this script)
 
 from lakehouse.ids import document_id_for, normalize_relpath  # noqa: E402
 
@@ -1111,7 +1114,8 @@ def build(out_dir: Path) -> dict[str, Any]:
     bad = write_bad_files(documents, rendered[truncated_from])
     write_expected(out_dir, docs, bad)
     n_questions = write_questions(out_dir, documents)
-    return {"documents": len(docs), "bad_files": len(bad), "questions": n_questions}
+    n_visual = write_visual(documents, out_dir)  # chart-only PDFs and their questions (build_visual_corpus.py)
+    return {"documents": len(docs), "bad_files": len(bad), "questions": n_questions, "visual_questions": n_visual}
 
 
 def main(argv: list[str] | None = None) -> int:

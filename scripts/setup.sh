@@ -39,6 +39,9 @@ else
   sed 's/^torch==2.13.0+cpu/torch==2.13.0/' requirements.lock > .venv/requirements.lock
   .venv/bin/uv pip install --python .venv/bin/python -q -r .venv/requirements.lock
 fi
+# colpali-engine without its declared dependencies (torchvision and peft would break transformers here;
+# docs/adr/0009): the pages stage imports only its ColPali modules, which need neither.
+.venv/bin/uv pip install --python .venv/bin/python -q --no-deps -r requirements-nodeps.txt
 .venv/bin/uv pip install --python .venv/bin/python -q --no-deps -e .
 touch .venv/.installed
 echo "setup: .venv ready ($(.venv/bin/python --version))"

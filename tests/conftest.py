@@ -49,3 +49,11 @@ def airflow_db() -> Path:
 
     db.initdb()
     return _AIRFLOW_HOME
+
+
+@pytest.fixture(scope="session")
+def tiny_colpali(tmp_path_factory) -> Path:
+    """A tiny randomly initialised ColPali saved to a folder (what LAKERAG_PAGES_MODEL names in tests)."""
+    from tests.fixtures.colpali import build_tiny_colpali
+
+    return build_tiny_colpali(tmp_path_factory.mktemp("colpali") / "tiny-colpali")

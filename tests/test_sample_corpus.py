@@ -245,6 +245,6 @@ def test_build_is_deterministic_and_matches_the_committed_corpus(tmp_path):
     committed = {
         rel: digest
         for rel, digest in _tree_digest(CORPUS).items()
-        if rel.startswith("documents/") or rel in ("questions.jsonl", "EXPECTED.md")
+        if rel.startswith("documents/") or rel in ("questions.jsonl", "visual_questions.jsonl", "EXPECTED.md")
     }
     assert first == committed, "sample_corpus/ is stale: run .venv/bin/python scripts/build_sample_corpus.py"

@@ -29,6 +29,7 @@ from serving.answers.relevance import Relevance
 from serving.graph import GraphSearcher, GraphStore
 from serving.search.encoder_service import EncoderService
 from serving.search.index import PUBLIC, SearchIndex
+from serving.search.pages import PageSearcher, load_page_searcher
 from serving.search.retriever import RetrievalConfig, Retriever
 from serving.search.service import SnapshotRefused, checked_embedder, config_from
 
@@ -52,10 +53,13 @@ class Engine:
     generator: Generator | None = None
     min_relevance: float | None = None  # the snapshot's fitted refusal threshold (None: the API's setting)
     loaded_at: float = field(default_factory=time.time)
+    pages: PageSearcher | None = None  # the page-image signal, when a vision model is configured
 
-    def retriever(self) -> Retriever:
-        """A retriever for one request (its timings are per request); the index is shared."""
-        return Retriever(self.index, self.embedder, self.reranker)
+    def retriever(self, pages: bool = True) -> Retriever:
+        """A retriever for one request (its timings are per request); the index is shared. ``pages``: with the
+        page-image signal, when the snapshot has one."""
+        searcher = PageSearcher(self.pages.index, self.pages.model) if pages and self.pages is not None else None
+        return Retriever(self.index, self.embedder, self.reranker, searcher)
 
     def graph_searcher(self, retriever: Retriever) -> GraphSearcher:
         """The snapshot's graph searcher bound to this request's retriever (store and map cache shared)."""
@@ -129,7 +133,8 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
         if with_graph else (None, f"the graph index is not loaded for mode {mode!r}")
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
-                    ordinals, graph, reason, generator, min_relevance=min_relevance)
+                    ordinals, graph, reason, generator, min_relevance=min_relevance,
+                    pages=load_page_searcher(settings, tables) if dense else None)
     probe = config if dense else RetrievalConfig(**{**config.__dict__, "method": "bm25"})
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=probe)  # smoke query
     log.info("loaded snapshot %s in %.2fs: %d chunks, %d documents, graph %s, catalog from %s", snapshot_id,

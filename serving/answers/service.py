@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from datetime import date
 
-from serving.answers import compose, modes
+from serving.answers import compose, modes, page_images
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
 from serving.answers.engine import Engine
@@ -16,6 +16,7 @@ from serving.answers.prepared import Prepared
 from serving.answers.reloader import SnapshotHolder
 from serving.answers.streaming import stream_answer
 from serving.answers.types import (
+    CITABLE,
     Answer,
     CatalogPage,
     Citation,
@@ -113,7 +114,7 @@ class AnswerService:
         if status == "answered" and retrieved.partial:
             status = "partial"
         by_n = {e.n: e for e in retrieved.evidence if e.n is not None}
-        cites = [Citation(n=n, kind=e.kind if e.kind in ("chunk", "report", "document") else "chunk", id=e.id,
+        cites = [Citation(n=n, kind=e.kind if e.kind in CITABLE else "chunk", id=e.id,
                           document_id=e.document_id, title=e.title, section=e.section, pages=e.pages, path=e.path,
                           doc_type=e.doc_type, metadata=e.metadata)
                  for n in draft.cited if (e := by_n.get(n)) is not None]
@@ -179,6 +180,10 @@ class AnswerService:
                                              score=round(h.score, 6),
                                              scores={k: round(v, 6) for k, v in h.scores.items() if v == v})
                                    for h in hits])
+
+    def page_image(self, document_id: str, page: int, caller: Caller) -> bytes:
+        """PNG of a page a citation names, permission-checked (``serving.answers.page_images``)."""
+        return page_images.page_image(self.holder.require(), self.holder.paths, document_id, page, caller)
 
     def _rows(self, engine: Engine, document_id: str, caller: Caller) -> list[int]:
         rows = engine.documents.get(document_id)

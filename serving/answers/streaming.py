@@ -25,7 +25,7 @@ from models.llm import LLMError
 from serving.answers import compose, prompt
 from serving.answers.citations import StreamChecker
 from serving.answers.prepared import Prepared
-from serving.answers.types import Answer, Citation
+from serving.answers.types import CITABLE, Answer, Citation
 
 log = logging.getLogger(__name__)
 _PIECES = re.compile(r"\S+\s*|\s+")
@@ -33,7 +33,7 @@ _PIECES = re.compile(r"\S+\s*|\s+")
 
 def _citation(retrieved: Any, n: int) -> dict:
     e = next(x for x in retrieved.evidence if x.n == n)
-    return msgspec.to_builtins(Citation(n=n, kind=e.kind if e.kind in ("chunk", "report", "document") else "chunk",
+    return msgspec.to_builtins(Citation(n=n, kind=e.kind if e.kind in CITABLE else "chunk",
                                         id=e.id, document_id=e.document_id, title=e.title, section=e.section,
                                         pages=e.pages, path=e.path, doc_type=e.doc_type, metadata=e.metadata))
 

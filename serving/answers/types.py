@@ -10,8 +10,9 @@ import msgspec
 
 Mode = Literal["auto", "basic", "local", "global", "hybrid", "catalog"]
 Status = Literal["answered", "not_found", "partial"]
-CitationKind = Literal["chunk", "report", "document"]
-EvidenceKind = Literal["chunk", "entity", "relationship", "report", "document"]
+CitationKind = Literal["chunk", "report", "document", "page"]
+CITABLE = ("chunk", "report", "document", "page")  # evidence kinds that are cited as themselves
+EvidenceKind = Literal["chunk", "entity", "relationship", "report", "document", "page"]
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 

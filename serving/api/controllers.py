@@ -31,6 +31,7 @@ from serving.api.errors import documented
 
 log = logging.getLogger(__name__)
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+PageNumber = Annotated[int, msgspec.Meta(ge=1, le=100_000)]
 Service = NamedDependency[AnswerService]
 Who = NamedDependency[Caller]
 
@@ -118,6 +119,13 @@ class DocumentController(Controller):
          summary="The section (chunk) a citation points to")
     def section(self, document_id: FromPath[Id], chunk_id: FromPath[Id], service: Service, caller: Who) -> Section:
         return service.section(document_id, chunk_id, caller)
+
+    @get("/{document_id:str}/pages/{page:int}/image", operation_id="getDocumentPageImage", sync_to_thread=True,
+         media_type="image/png", responses=documented(400, 401, 404, 503),
+         summary="The image of a PDF page a page citation names (404 when absent or not readable)")
+    def page_image(self, document_id: FromPath[Id], page: FromPath[PageNumber], service: Service,
+                   caller: Who) -> Response[bytes]:
+        return Response(service.page_image(document_id, page, caller), media_type="image/png")
 
 
 Text = Annotated[str | None, QueryParameter(max_length=200)]

@@ -15,6 +15,7 @@ from lakehouse.settings import REPO_ROOT, Settings
 from serving.evaluation.indexer import Indexer
 from serving.evaluation.modes import evaluate_modes
 from serving.evaluation.runner import evaluate_beir, evaluate_questions
+from serving.evaluation.visual import QUESTIONS, evaluate_visual
 
 
 def _commit() -> str:
@@ -26,7 +27,8 @@ def _commit() -> str:
 
 
 def run_eval(settings: Settings, dataset: Path, work: Path | None, indexer: Indexer, enrichment: str = "both",
-             limit: int | None = None, json_path: Path | None = None, modes: list[str] | None = None) -> dict:
+             limit: int | None = None, json_path: Path | None = None, modes: list[str] | None = None,
+             pages: bool = False) -> dict:
     """Score ``dataset`` (a BEIR folder, or a corpus with questions.jsonl) and save the result with its context;
     ``indexer`` builds the indexes it needs (the query side never runs index stages itself)."""
     work = work or LakePaths(settings.home).eval_work
@@ -36,6 +38,9 @@ def run_eval(settings: Settings, dataset: Path, work: Path | None, indexer: Inde
             result["modes"] = evaluate_modes(dataset, settings, work, indexer, tuple(modes), limit)
     elif (dataset / "questions.jsonl").exists() and (dataset / "documents").is_dir():
         result = evaluate_questions(dataset / "questions.jsonl", dataset / "documents", settings, work, indexer)
+        if pages:  # the same index evaluate_questions built (work/sample)
+            result["visual"] = evaluate_visual(dataset / QUESTIONS, settings.replace(
+                home=work / "sample", source=dataset / "documents"))
     else:
         raise ConfigError(f"--dataset {dataset}: neither a BEIR folder (corpus.jsonl) nor a corpus with "
                           "questions.jsonl and documents/")

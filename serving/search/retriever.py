@@ -46,6 +46,8 @@ class RetrievalConfig:
     candidates: int = 100
     rerank: bool = False
     rerank_top: int = 30
+    pages_weight: float = 0.0  # share of the page signal (serving.search.pages), fused when a searcher is set
+    pages_top: int = 20
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -73,10 +75,11 @@ class Hit:
 class Retriever:
     """Searches one SearchIndex. ``embedder`` embeds queries; ``reranker`` (optional) is a cross-encoder."""
 
-    def __init__(self, index: SearchIndex, embedder=None, reranker=None) -> None:
+    def __init__(self, index: SearchIndex, embedder=None, reranker=None, pages=None) -> None:
         self.index = index
         self.embedder = embedder
         self.reranker = reranker
+        self.pages = pages  # a serving.search.pages.PageSearcher, or None: text-only
         self.timings: dict[str, float] = {}
 
     def mask(self, groups: frozenset[str] | set[str] | None, filters: Filters | None) -> np.ndarray:
@@ -152,8 +155,13 @@ class Retriever:
             rows, fused, parts = self._rerank(query, rows, fused, parts, config.rerank_top)
             timings["rerank_ms"] = (time.perf_counter() - t) * 1000
         self.timings = timings
-        return [self._hit(int(r), float(fused[i]), {k: float(v[i]) for k, v in parts.items()})
+        hits = [self._hit(int(r), float(fused[i]), {k: float(v[i]) for k, v in parts.items()})
                 for i, r in enumerate(rows[:top_k])]
+        if self.pages is not None and config.pages_weight > 0:  # the third signal: page images (MaxSim)
+            documents = {self.index.document_ids[r] for r in np.flatnonzero(mask)} if filters else None
+            hits = self.pages.fuse(query, groups, hits, config.pages_weight, config.pages_top, documents)[:top_k]
+            timings.update(self.pages.timings)
+        return hits
 
     def _combine(self, dense, sparse, query_vector, config):
         """Fusion over the candidates only: each retriever's top ``candidates`` rows (with exact scores), and

@@ -13,6 +13,7 @@ from lakehouse.snapshots import current_id, snapshot_tables
 from models.embedding import Embedder, load_embedder
 from models.rerank import load_reranker
 from serving.search.index import SearchIndex
+from serving.search.pages import load_page_searcher
 from serving.search.retriever import Hit, RetrievalConfig, Retriever
 
 
@@ -40,17 +41,21 @@ def checked_embedder(settings: Settings, index: SearchIndex, model: str | None =
 
 
 def build_retriever(settings: Settings, index: SearchIndex | None = None, method: str = "hybrid") -> Retriever:
-    """A retriever for ``method``: a BM25-only one loads neither the vectors nor the query encoder."""
+    """A retriever for ``method``: a BM25-only one loads neither the vectors, the query encoder nor the pages."""
     dense = method != "bm25"
-    index = index or SearchIndex.load(serving_tables(settings), settings.index.dense_precision, with_vectors=dense)
+    tables = serving_tables(settings)
+    index = index or SearchIndex.load(tables, settings.index.dense_precision, with_vectors=dense)
     reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
-    return Retriever(index, checked_embedder(settings, index) if dense else None, reranker)
+    return Retriever(index, checked_embedder(settings, index) if dense else None, reranker,
+                     load_page_searcher(settings, tables) if dense else None)
 
 
 def config_from(settings: Settings, method: str = "hybrid") -> RetrievalConfig:
     return RetrievalConfig(method=method, fusion=settings.index.fusion, dense_weight=settings.index.fusion_dense_weight,
                            rrf_k=settings.index.rrf_k, candidates=settings.index.candidates,
-                           rerank=settings.index.reranker_model is not None, rerank_top=settings.index.rerank_top)
+                           rerank=settings.index.reranker_model is not None, rerank_top=settings.index.rerank_top,
+                           pages_weight=settings.index.pages_weight if settings.index.pages_model else 0.0,
+                           pages_top=settings.index.pages_top)
 
 
 def search_home(settings: Settings, question: str, groups: set[str], top_k: int = 10,

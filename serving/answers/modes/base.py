@@ -72,7 +72,7 @@ class GraphMode:
 
     def retrieve(self, request: ModeRequest) -> Retrieved:
         engine = request.engine
-        searcher = engine.graph_searcher(engine.retriever())
+        searcher = engine.graph_searcher(engine.retriever(pages=False))  # graph evidence is chunks only
         started = time.perf_counter()
         result = self.search(searcher, request)
         out = Retrieved(self.name, timings={k: round(float(v), 3) for k, v in result.timings.items()})
@@ -153,3 +153,23 @@ def add_graph_result(engine: Engine, out: Retrieved, result: SearchResult, top_k
             refs = "".join(f"[{out.ids[c]}]" for c in item.chunk_ids if c in out.ids)
             label = item.extra.get("name") or f"{item.extra.get('source')} — {item.extra.get('target')}"
             out.notes.append(f"{label}: {' '.join(item.text.split())[:300]} {refs}".strip())
+
+
+def page_text(engine: Engine, document_id: str, page: int) -> str:
+    """The extracted text on a page (from the chunks that cover it), or a note that it is an image only."""
+    ix = engine.index
+    texts = [ix.texts[r] for r in engine.documents.get(document_id, []) if page in ix.pages[r]]
+    return "\n\n".join(texts)[:4000] or f"(imagem da página {page}, sem texto extraído)"
+
+
+def add_page(engine: Engine, out: Retrieved, hit) -> None:
+    """A page the page-image signal found and no text hit covers: a source cited as its document and page."""
+    n, page = len(out.sources) + 1, hit.pages[0]
+    meta = engine.catalog.meta(hit.document_id)
+    text, section = page_text(engine, hit.document_id, page), f"página {page}"
+    out.evidence.append(EvidenceItem(kind="page", id=hit.chunk_id, score=round(float(hit.score), 6), text=text,
+                                     n=n, document_id=hit.document_id, title=hit.title, section=section,
+                                     pages=[page], path=hit.path, metadata=meta,
+                                     extra=_plain({"scores": {k: round(v, 6) for k, v in hit.scores.items()}})))
+    out.sources.append(Source(n, "page", hit.title, section, text, None, [page], meta))
+    out.ids[hit.chunk_id] = n

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk, retrieval_filters
+from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk, add_page, retrieval_filters
 
 
 class Basic:
@@ -21,5 +21,8 @@ class Basic:
         out.timings.update({k: round(v, 3) for k, v in retriever.timings.items()})
         out.timings["retrieval_ms"] = round((time.perf_counter() - started) * 1000, 3)
         for hit in hits:
+            if hit.row < 0:  # a page found by the page-image signal alone
+                add_page(engine, out, hit)
+                continue
             add_chunk(engine, out, hit.row, hit.score, {"scores": {k: round(v, 6) for k, v in hit.scores.items()}})
         return out

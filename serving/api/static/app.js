@@ -93,7 +93,11 @@ async function openCitation(n) {
   $("passage").hidden = false;
   $("passage-title").textContent = `[${n}] ${item.title || item.id}`;
   $("passage-meta").textContent = [item.path, item.section].filter(Boolean).join(" — ");
-  if (item.kind === "chunk" && item.document_id) {
+  $("passage-image").hidden = true;
+  if (item.kind === "page" && item.document_id && item.pages && item.pages.length) {
+    $("passage-text").textContent = item.text;
+    await showPageImage(item.document_id, item.pages[0]);
+  } else if (item.kind === "chunk" && item.document_id) {
     $("passage-text").textContent = "…";
     try {
       const s = await api(`/v1/documents/${encodeURIComponent(item.document_id)}/sections/${encodeURIComponent(item.id)}`);
@@ -104,6 +108,20 @@ async function openCitation(n) {
   } else {
     $("passage-text").textContent = item.text;
   }
+}
+
+// A cited page's image: fetched with the caller's key (the endpoint checks it), shown from a blob URL.
+async function showPageImage(documentId, page) {
+  const img = $("passage-image");
+  try {
+    const h = headers();
+    delete h["content-type"];
+    const response = await fetch(`/v1/documents/${encodeURIComponent(documentId)}/pages/${page}/image`, { headers: h });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    if (img.src) URL.revokeObjectURL(img.src);
+    img.src = URL.createObjectURL(await response.blob());
+    img.hidden = false;
+  } catch (err) { img.hidden = true; }
 }
 
 async function openDocument(documentId) {
