@@ -149,6 +149,13 @@ def print_eval(result: dict) -> None:
         console.print(f"mode {mode}: {metrics}")
     if "refusal" in result:
         console.print(f"refusal: {result['refusal']}")
+    if visual := result.get("visual"):
+        console.print(f"visual questions ({visual['questions']}, answers only in chart images; pages model: "
+                      f"{visual['pages_model'] or 'none'}):")
+        for name, metrics in visual["configs"].items():
+            console.print(f"  {name}: {metrics}")
+        if "note" in visual:
+            console.print(f"  {visual['note']}")
 
 
 def print_erasure_plan(plan) -> None:
@@ -161,6 +168,8 @@ def print_erasure_plan(plan) -> None:
     if plan.kind == "subject":
         print(f"  spellings searched: {', '.join(sorted(plan.needles))}")
     print("rerun with --yes to erase; remove or correct these files in the source folder too")
+
+
 def print_answer_eval(result: dict) -> None:
     """The label table of ``lakerag eval --answers`` (or, for a BEIR set, gold answers contained per mode)."""
     from serving.evaluation.answer_sets import answer_set_table
@@ -169,10 +178,3 @@ def print_answer_eval(result: dict) -> None:
     print(f"{result.get('dataset', '')}: answers, {result.get('questions', '')} questions, commit "
           f"{result.get('commit', '')}, model {result['settings']['embedding_model']}")
     print(answer_set_table(result) if "labels" not in next(iter(result["modes"].values()), {}) else table(result))
-    if visual := result.get("visual"):
-        console.print(f"visual questions ({visual['questions']}, answers only in chart images; pages model: "
-                      f"{visual['pages_model'] or 'none'}):")
-        for name, metrics in visual["configs"].items():
-            console.print(f"  {name}: {metrics}")
-        if "note" in visual:
-            console.print(f"  {visual['note']}")
