@@ -158,7 +158,7 @@ class Retriever:
         hits = [self._hit(int(r), float(fused[i]), {k: float(v[i]) for k, v in parts.items()})
                 for i, r in enumerate(rows[:top_k])]
         if self.pages is not None and config.pages_weight > 0:  # the third signal: page images (MaxSim)
-            documents = {self.index.document_ids[r] for r in np.flatnonzero(mask)} if filters else None
+            documents = {self.index.document_ids[r] for r in visible.rows} if filters else None
             hits = self.pages.fuse(query, groups, hits, config.pages_weight, config.pages_top, documents)[:top_k]
             timings.update(self.pages.timings)
         return hits
