@@ -138,6 +138,12 @@ class ApiSettings(BaseSettings):
                                  "the labelled questions).")
     answer_max_tokens: int = Field(600, ge=1, description="Largest LLM answer, in tokens.")
     catalog_table: str = Field("catalog", description="Table of the snapshot's serving.duckdb for the catalog.")
+    conversation_ttl: float = Field(1800.0, gt=0, description="Seconds a conversation (conversation_id) is kept "
+                                    "after its last question.")
+    conversations_max: int = Field(10_000, ge=1, description="Conversations kept per API process; the least "
+                                   "recently used is forgotten first.")
+    rewrite_with_llm: bool = Field(True, description="Rewrite follow-up questions with the LLM when one is "
+                                   "configured (rules otherwise, and on any LLM failure).")
 
 
 class OrchestrationSettings(BaseSettings):

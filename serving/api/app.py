@@ -16,6 +16,7 @@ from lakehouse import paths as lp
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings, get_settings
 from serving.answers import Access, AnswerService, Caller, SnapshotHolder
+from serving.answers.conversations import Conversations
 from serving.answers.generation import Generator
 from serving.api.controllers import CatalogController, DocumentController, OpsController, QueryController
 from serving.api.errors import handle, require_json
@@ -48,7 +49,8 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
     if holder.generator is None:
         holder.generator = Generator.from_settings(settings, LakePaths(settings.home).cache_dir(lp.LLM_ANSWERS),
                                                    api.answer_max_tokens)
-    service = AnswerService(holder, api.min_relevance)
+    service = AnswerService(holder, api.min_relevance, Conversations(api.conversation_ttl, api.conversations_max),
+                            api.rewrite_with_llm)
 
     def startup() -> None:
         if watch:
