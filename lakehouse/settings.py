@@ -59,6 +59,8 @@ class ExtractionSettings(BaseSettings):
     extract_timeout: float = Field(
         300.0, ge=0, description="Wall-time bound, in seconds, on one document's extraction (run in a worker "
         "process that is killed on overrun; the document is quarantined). 0: in-process, unbounded.")
+    owners_with_llm: bool = Field(True, description="When the rules find no responsible or approver, ask the "
+                                  "LLM (when one is configured) for the names written in the document.")
 
 
 class IndexSettings(BaseSettings):
@@ -87,6 +89,8 @@ class IndexSettings(BaseSettings):
     candidates: int = Field(100, ge=10, description="Candidates per retriever before fusion.")
     reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")
+    describe_with_llm: bool = Field(True, description="Catalog summaries and tags by the LLM when one is "
+                                    "configured (extractive otherwise: the purpose section and distinctive terms).")
 
 
 class GraphSettings(BaseSettings):

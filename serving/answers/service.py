@@ -11,6 +11,7 @@ import msgspec
 from serving.answers import compose, modes, rewrite
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
+from serving.answers.catalog_search import mention_filters, search_catalog
 from serving.answers.conversations import Conversations
 from serving.answers.engine import Engine
 from serving.answers.errors import InvalidRequest, ModeUnavailable, NotFound
@@ -84,9 +85,11 @@ class AnswerService:
             items, total = engine.catalog.query(cq, caller.effective)
             listed = modes.Retrieved("catalog", evidence=compose.catalog_evidence(items, engine))
             listed.timings["catalog_ms"] = _ms(started)
+            draft = compose.catalog_text(items, total, cq, language)
+            if draft.status == "answered":
+                draft.text = mention_filters(draft.text, cq, language)
             return Prepared(engine, question, language, mode, req, caller, started, listed,
-                            catalog=(cq, items, total), draft=compose.catalog_text(items, total, cq, language),
-                            followup=followup)
+                            catalog=(cq, items, total), draft=draft, followup=followup)
         t = time.perf_counter()
         vector = engine.embed(question) if engine.embedder is not None else None
         embed_ms = _ms(t)
@@ -246,9 +249,13 @@ class AnswerService:
                 return self._section(engine, r)
         raise NotFound("section not found in this document")
 
-    def catalog(self, query: CatalogQuery, caller: Caller) -> CatalogPage:
+    def catalog(self, query: CatalogQuery, caller: Caller, text: str | None = None) -> CatalogPage:
+        """The catalog filtered by ``query``; with ``text``, searched (``catalog_search``) within the filters."""
         engine = self.holder.require()
         query = CatalogQuery(**{**query.__dict__, "as_of": query.as_of or date.today()})
-        items, total = engine.catalog.query(query, caller.effective)
+        if text is not None:
+            items, total, query = search_catalog(engine.catalog, text, caller.effective, query)
+        else:
+            items, total = engine.catalog.query(query, caller.effective)
         return CatalogPage(items=items, total=total, as_of=query.as_of, snapshot_id=engine.snapshot_id,
                            query=query.describe())

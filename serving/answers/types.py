@@ -184,6 +184,11 @@ class CatalogItem(msgspec.Struct):
     department: str | None
     review_status: ReviewStatus
     days_to_review: int | None
+    metadata_source: str | None = None  # where the owner fields came from: rules, llm, mixed or none
+    summary: str | None = None  # what the document is for (extractive or LLM, made at index time)
+    tags: list[str] = []
+    entities: list[str] = []  # named in the knowledge graph
+    score: float | None = None  # BM25 over title, summary and tags, when searched with ``q``
 
 
 class CatalogPage(msgspec.Struct):

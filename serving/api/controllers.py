@@ -133,6 +133,10 @@ class CatalogController(Controller):
         self, service: Service, caller: Who, request: Request,
         question: Annotated[str | None, QueryParameter(max_length=2000, description=(
             "a listing question, e.g. 'quais documentos vencem nos próximos 30 dias?'"))] = None,
+        q: Annotated[str | None, QueryParameter(max_length=500, description=(
+            "search words, ranked by BM25 over title, summary and tags within the filters; people, departments "
+            "and types named in it filter; with no content words left, the filtered list in review-date order"))]
+        = None,
         doc_type: Annotated[list[str] | None, QueryParameter(max_items=20)] = None,
         department: Annotated[list[str] | None, QueryParameter(max_items=20)] = None,
         responsible: Text = None, approver: Text = None, title: Text = None,
@@ -152,7 +156,7 @@ class CatalogController(Controller):
                              title=title, outdated=base.outdated if outdated is None else outdated,
                              due_within_days=base.due_within_days if due_within_days is None else due_within_days,
                              as_of=as_of, limit=limit, offset=offset)
-        page = service.catalog(query, caller)
+        page = service.catalog(query, caller, q)
         _note(request, mode="catalog", snapshot_id=page.snapshot_id)
         return page
 
