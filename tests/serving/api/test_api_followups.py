@@ -98,3 +98,18 @@ def test_llm_rewrite_is_cached(api, tmp_path):
                          lambda m: LLMClient(fake.base_url, "fake-model", "x", tmp_path / "other",
                                              max_retries=0).chat(m).text)
         assert failed.source == "rules" and failed.question == "E no exterior? (despesas de viagem)" and failed.warnings
+
+
+def test_second_turns_are_asked_three_ways(api):
+    from serving.answers import AnswerService
+    from serving.evaluation.dialogues import CONDITIONS, evaluate_dialogues, read_dialogues
+    from tests.fixtures.paths import SAMPLE
+
+    rows = [r for r in read_dialogues(SAMPLE.parent / "dialogues.jsonl") if r["id"] in ("d01", "d22")]
+    result = evaluate_dialogues(AnswerService(api.holder), rows, "basic")
+    assert set(result["modes"]) == set(CONDITIONS) and all(m["questions"] == 2 for m in result["modes"].values())
+    rewrites = {r["id"]: r["rewritten"] for r in result["rewrites"]}
+    assert rewrites["d01"].endswith("(despesas de viagem)") and rewrites["d22"] is None
+    labels = {a["label"] for m in result["modes"].values() for a in m["answers"]}
+    assert labels <= {"correct", "partly", "wrong", "declined"}
+    assert "correct" in result["gap_points"]
