@@ -74,7 +74,7 @@ def search_catalog(catalog: Catalog, text: str, groups: frozenset[str],
     matched, _ = catalog.query(replace(query, limit=MAX_CANDIDATES, offset=0), groups)
     if not wanted:  # metadata only: the filtered list in the catalog's own order
         return matched[query.offset:query.offset + query.limit], len(matched), query
-    readable = [r for r in catalog.rows.values() if set(r.get("access_groups") or [PUBLIC]) & (groups | {PUBLIC})]
+    readable = [r for r in catalog.rows.values() if set(r.get("access_groups") or ()) & (groups | {PUBLIC})]
     docs = {r["document_id"]: Counter(analyze(_fields(r))) for r in readable}
     n = max(len(docs), 1)
     avg = sum(sum(c.values()) for c in docs.values()) / n or 1.0

@@ -56,7 +56,7 @@ class FollowUp:
 
 def _readable(catalog: Catalog, document_id: str, groups: frozenset[str]) -> dict | None:
     row = catalog.rows.get(document_id)
-    if row is None or not set(row.get("access_groups") or [PUBLIC]) & (groups | {PUBLIC}):
+    if row is None or not set(row.get("access_groups") or ()) & (groups | {PUBLIC}):
         return None
     return row
 
