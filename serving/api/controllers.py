@@ -48,7 +48,7 @@ class QueryController(Controller):
     tags = ["answers"]
 
     @post("/query", operation_id="query", status_code=200, sync_to_thread=True,
-          responses=documented(400, 401, 409, 503),
+          responses=documented(400, 401, 404, 409, 503),
           summary="Answer a question with validated citations (basic, local, global, hybrid, catalog or auto); "
                   "with Accept: text/event-stream, the same events as /v1/query/stream")
     def query(self, data: JSONBody[QueryRequest], service: Service, caller: Who, request: Request) -> Answer:
@@ -60,7 +60,7 @@ class QueryController(Controller):
         return answer
 
     @post("/query/stream", operation_id="queryStream", status_code=200, sync_to_thread=True,
-          media_type="text/event-stream", responses=documented(400, 401, 409, 503),
+          media_type="text/event-stream", responses=documented(400, 401, 404, 409, 503),
           summary="The same answer as server-sent events: meta, token, citation, warning, done")
     def query_stream(self, data: JSONBody[QueryRequest], service: Service, caller: Who,
                      request: Request) -> ServerSentEvent:
