@@ -1,13 +1,15 @@
 """Follow-up questions made self-contained before retrieval.
 
 "E o prazo?" after a question about the travel policy means "what is the deadline in the travel policy?".
-Without an LLM the rewrite is deterministic: a follow-up that has no subject of its own (no code, no document
-title, no document type) and reads as a continuation (it starts with "e ...", "and ...", points back with
-"dele", "nesse", "it", or has at most two content words) gets the previous turn's subject appended: the codes of
-its question, the titles of the documents it cited (only those the caller may read), or failing both its
-content words; the previous turn's ``doc_types`` filter is carried when the new question has no filters. A
-question with a subject of its own is left untouched. With an LLM (``LAKERAG_API_REWRITE_WITH_LLM``) a short
-prompt asks for the self-contained question (cached by the LLM client); any failure falls back to the rules.
+Without an LLM the rewrite is deterministic. A follow-up that has no subject of its own (no code, no readable
+document's title, no document type unless a demonstrative points back: "desse contrato") and reads as a
+continuation (it starts with "e ...", "and ...", points back with "dele", "nesse", "it", or has at most two
+content words) gets the previous turn's subject appended: the codes of its question; else the words of its
+question that name the documents it cited ("despesas de viagem"; only documents the caller may read); else the
+first cited title; else its content words. The previous turn's ``doc_types`` filter is carried when the new
+question has no filters. A question with a subject of its own is left untouched. With an LLM
+(``LAKERAG_API_REWRITE_WITH_LLM``) a short prompt asks for the self-contained question (cached by the LLM
+client); any failure falls back to the rules.
 """
 
 from __future__ import annotations
@@ -61,9 +63,9 @@ def _readable(catalog: Catalog, document_id: str, groups: frozenset[str]) -> dic
     return row
 
 
-def has_subject(question: str, catalog: Catalog, groups: frozenset[str], language: str) -> bool:
-    """The question names a code, a readable document's title, or a document type."""
-    if CODE.search(question) or doc_types_in(question, catalog.values("doc_type")):
+def has_subject(question: str, catalog: Catalog, groups: frozenset[str], language: str, types: bool = True) -> bool:
+    """The question names a code, a readable document's title, or (``types``) a document type."""
+    if CODE.search(question) or (types and doc_types_in(question, catalog.values("doc_type"))):
         return True
     words = terms(question, language)
     for row in catalog.rows.values():
@@ -106,7 +108,9 @@ def _span(words: list[str], keep, language: str) -> str:
 
 def rewrite_rules(question: str, previous: Turn | None, filters: Filters | None, catalog: Catalog,
                   groups: frozenset[str], language: str) -> FollowUp:
-    if previous is None or has_subject(question, catalog, groups, language) \
+    pointing = bool(_ANAPHORA.search(" ".join(re.sub(r"[^\w\s-]", " ", fold(question)).split())))
+    # "desse contrato" points back: a document type after a demonstrative is not a subject of its own
+    if previous is None or has_subject(question, catalog, groups, language, types=not pointing) \
             or not is_continuation(question, language):
         return FollowUp(question, filters)
     carried = filters

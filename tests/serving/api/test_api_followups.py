@@ -113,3 +113,19 @@ def test_second_turns_are_asked_three_ways(api):
     labels = {a["label"] for m in result["modes"].values() for a in m["answers"]}
     assert labels <= {"correct", "partly", "wrong", "declined"}
     assert "correct" in result["gap_points"]
+
+
+def test_rules_carry_the_subject_only_when_the_follow_up_has_none(api):
+    from serving.answers.rewrite import rewrite_rules
+    from serving.answers.types import Turn
+
+    catalog, public = api.holder.require().catalog, frozenset({"public"})
+    previous = Turn(question="Qual o preço da refeição de colaborador no contrato CT-2024-0215?")
+    cases = {"E quem é a gestora desse contrato?": "E quem é a gestora desse contrato? (CT-2024-0215)",
+             "E a validade?": "E a validade? (CT-2024-0215)",
+             "E o contrato CT-2024-0187?": "E o contrato CT-2024-0187?",
+             "Quais contratos vencem em 30 dias?": "Quais contratos vencem em 30 dias?",
+             "Qual a meta de adesão à higienização das mãos no hospital?":
+                 "Qual a meta de adesão à higienização das mãos no hospital?"}
+    for asked, expected in cases.items():
+        assert rewrite_rules(asked, previous, None, catalog, public, "pt").question == expected, asked
