@@ -139,6 +139,20 @@ CONTEXTS = pa.schema(
     metadata={"description": "gold: a short context situating each chunk in its document (rules or LLM)"},
 )
 
+DESCRIPTIONS = pa.schema(
+    [
+        pa.field(DOCUMENT_ID, pa.string(), nullable=False),
+        pa.field(CONTENT_HASH, pa.string(), nullable=False),
+        pa.field("summary", pa.string(), nullable=False),
+        pa.field("tags", pa.list_(pa.string()), nullable=False),
+        pa.field("entities", pa.list_(pa.string()), nullable=False),  # named in the graph, most frequent first
+        pa.field("summary_source", pa.string(), nullable=False),  # extractive | llm
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("prompt_version", pa.string(), nullable=False),
+    ],
+    metadata={"description": "gold: what each current document is about (summary, tags, graph entities)"},
+)
+
 RUN_COUNTS = ("new", "changed", "moved", "deleted", "unchanged", "extracted", "chunked", "quarantined",
               "enriched", "embedded", "analysed", "llm_calls", "llm_prompt_tokens", "llm_completion_tokens")
 

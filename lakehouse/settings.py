@@ -59,6 +59,8 @@ class ExtractionSettings(BaseSettings):
     extract_timeout: float = Field(
         300.0, ge=0, description="Wall-time bound, in seconds, on one document's extraction (run in a worker "
         "process that is killed on overrun; the document is quarantined). 0: in-process, unbounded.")
+    owners_with_llm: bool = Field(True, description="When the rules find no responsible or approver, ask the "
+                                  "LLM (when one is configured) for the names written in the document.")
 
 
 class IndexSettings(BaseSettings):
@@ -104,6 +106,8 @@ class IndexSettings(BaseSettings):
     pages_weight: float = Field(0.3, ge=0, le=1, description="Share of the page (MaxSim) signal when it is fused "
                                 "with the text ranking.")
     pages_top: int = Field(20, ge=1, description="Pages kept from the MaxSim ranking before fusion.")
+    describe_with_llm: bool = Field(True, description="Catalog summaries and tags by the LLM when one is "
+                                    "configured (extractive otherwise: the purpose section and distinctive terms).")
 
 
 class GraphSettings(BaseSettings):
@@ -164,6 +168,12 @@ class ApiSettings(BaseSettings):
                                   "and normalised text).")
     url: str | None = Field(None, description="A running API that `lakerag query` and `lakerag search` ask "
                             "instead of loading the index (`--server` overrides; unset: answer in-process).")
+    conversation_ttl: float = Field(1800.0, gt=0, description="Seconds a conversation (conversation_id) is kept "
+                                    "after its last question.")
+    conversations_max: int = Field(10_000, ge=1, description="Conversations kept per API process; the least "
+                                   "recently used is forgotten first.")
+    rewrite_with_llm: bool = Field(True, description="Rewrite follow-up questions with the LLM when one is "
+                                   "configured (rules otherwise, and on any LLM failure).")
 
 
 class OrchestrationSettings(BaseSettings):

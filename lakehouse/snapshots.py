@@ -20,7 +20,8 @@ from lakehouse.storage import read_json, write_json
 
 log = logging.getLogger(__name__)
 
-SERVING_TABLES = ("documents", "extracted", "chunks", "contexts", "vectors", "quarantine", "runs", "pages")
+SERVING_TABLES = ("documents", "extracted", "chunks", "contexts", "vectors", "quarantine", "runs", "pages",
+                  "descriptions")
 POINTED = ("sparse", "graph")  # folders behind <name>.json pointers
 
 

@@ -100,6 +100,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from serving.evaluation.report import run_eval
 
     modes = [m.strip() for m in (args.modes or "").split(",") if m.strip()]
+    if args.dialogues:
+        return _eval_dialogues(args, modes)
     if args.answers:
         from lakerag.report import print_answer_eval
         from serving.evaluation.report import run_answer_eval
@@ -110,6 +112,25 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     result = run_eval(_settings(args), args.dataset, args.work, PipelineIndexer(), args.enrichment, args.limit,
                       args.json, modes, args.pages)
     print_eval(result)
+    return 0
+
+
+def _eval_dialogues(args: argparse.Namespace, modes: list[str]) -> int:
+    from lakerag.indexer import PipelineIndexer
+    from serving.evaluation.dialogues import evaluate_sample_dialogues
+    from serving.evaluation.labels import table
+
+    settings = _settings(args)
+    result = evaluate_sample_dialogues(args.dataset, settings, args.work or LakePaths(settings.home).eval_work,
+                                       PipelineIndexer(), (modes or ["auto"])[0], args.limit)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    print(f"{result['dataset']}: {result['dialogues']} two-turn dialogues, second turns in mode {result['mode']}")
+    print(table(result))
+    gap = result["gap_points"]
+    print(f"self-contained minus rewritten: {gap['correct']:+.1f} points correct, "
+          f"{gap['correct_or_partly']:+.1f} points correct or partly")
     return 0
 
 
@@ -237,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--answers", action="store_true",
                           help="evaluate answers, not retrieval: label each answer correct / partly / wrong / "
                           "declined per mode (default mode: auto; BEIR sets with answers.jsonl: basic,hybrid)")
+    evaluate.add_argument("--dialogues", action="store_true",
+                          help="label the second turns of the dataset's dialogues.jsonl: rewritten, as asked, and "
+                          "asked self-contained (first mode of --modes, default auto)")
     evaluate.add_argument("--llm-judge", action="store_true",
                           help="with --answers: also label with the configured LLM and report agreement")
     evaluate.add_argument("--pages", action="store_true", help="also score visual_questions.jsonl (answers only "

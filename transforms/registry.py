@@ -4,11 +4,24 @@ rebuild read everything they need to know about stages from here."""
 
 from __future__ import annotations
 
-from transforms.stages import chunk, commit, discover, embed, enrich, extract, graph, land, pages, snapshot, sparse
+from transforms.stages import (
+    chunk,
+    commit,
+    describe,
+    discover,
+    embed,
+    enrich,
+    extract,
+    graph,
+    land,
+    pages,
+    snapshot,
+    sparse,
+)
 from transforms.stages.base import Stage
 
 STAGES: tuple[Stage, ...] = tuple(m.STAGE for m in (discover, land, extract, chunk, commit,
-                                                    enrich, embed, sparse, graph, pages, snapshot))
+                                                    enrich, embed, sparse, graph, describe, pages, snapshot))
 BY_NAME: dict[str, Stage] = {stage.name: stage for stage in STAGES}
 
 

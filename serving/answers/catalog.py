@@ -24,16 +24,21 @@ from serving.search.index import PUBLIC
 log = logging.getLogger(__name__)
 
 COLUMNS = ("document_id", "title", "path", "doc_type", "access_groups", "version", "issue_date",
-           "last_review_date", "next_review_date", "responsible", "approver", "department")
+           "last_review_date", "next_review_date", "responsible", "approver", "department", "metadata_source",
+           "summary", "tags", "entities")
 DUE_SOON_DAYS = 30
 _FROM_PARQUET = """
 create table catalog as
 select d.document_id, coalesce(nullif(e.title, ''), regexp_extract(d.path, '([^/]+?)(\\.[^./]*)?$', 1)) as title,
        d.path, d.doc_type, d.access_groups,
-       e.version, e.issue_date, e.last_review_date, e.next_review_date, e.responsible, e.approver, e.department
-from read_parquet(?) d left join read_parquet(?) e using (content_hash)
+       e.version, e.issue_date, e.last_review_date, e.next_review_date, e.responsible, e.approver, e.department,
+       e.metadata_source, {described}
+from read_parquet(?) d left join read_parquet(?) e using (content_hash) {join}
 where d.is_current and d.status = 'active'
 """
+_DESCRIBED = ("x.summary, coalesce(x.tags, []::varchar[]) as tags, coalesce(x.entities, []::varchar[]) as entities",
+              "left join read_parquet(?) x on x.document_id = d.document_id")
+_UNDESCRIBED = "null::varchar as summary, []::varchar[] as tags, []::varchar[] as entities"
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,13 @@ class Catalog:
         for name in ("documents", "extracted"):
             if not (tables / f"{name}.parquet").exists():
                 raise FileNotFoundError(f"{tables / f'{name}.parquet'}: missing; the catalog needs it")
-        con.execute(_FROM_PARQUET, [str(tables / "documents.parquet"), str(tables / "extracted.parquet")])
+        files = [str(tables / "documents.parquet"), str(tables / "extracted.parquet")]
+        if (tables / "descriptions.parquet").exists():  # snapshots from before the describe stage have none
+            sql = _FROM_PARQUET.format(described=_DESCRIBED[0], join=_DESCRIBED[1])
+            files.append(str(tables / "descriptions.parquet"))
+        else:
+            sql = _FROM_PARQUET.format(described=_UNDESCRIBED, join="")
+        con.execute(sql, files)
         return cls(con, "parquet")
 
     def meta(self, document_id: str | None) -> DocumentMeta | None:
@@ -147,7 +158,9 @@ def _item(row: dict, as_of: date) -> CatalogItem:
                        last_review_date=row["last_review_date"], next_review_date=nxt,
                        responsible=row["responsible"], approver=row["approver"], department=row["department"],
                        review_status=review_status(nxt, as_of),
-                       days_to_review=(nxt - as_of).days if nxt else None)
+                       days_to_review=(nxt - as_of).days if nxt else None,
+                       metadata_source=row["metadata_source"], summary=row["summary"], tags=list(row["tags"] or []),
+                       entities=list(row["entities"] or []))
 
 
 

@@ -8,6 +8,7 @@ from serving.answers import compose, modes
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
 from serving.answers.engine import Engine
+from serving.answers.rewrite import FollowUp
 from serving.answers.types import QueryRequest
 
 
@@ -29,3 +30,4 @@ class Prepared:
     weights: dict[str, float] = field(default_factory=dict)  # idf of each question term
     catalog: tuple[CatalogQuery, list, int] | None = None
     draft: compose.Draft | None = None
+    followup: FollowUp | None = None  # the follow-up as rewritten from the conversation's earlier turns

@@ -6,9 +6,13 @@ from __future__ import annotations
 import time
 from datetime import date
 
-from serving.answers import compose, modes, page_images
+import msgspec
+
+from serving.answers import compose, modes, page_images, rewrite
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
+from serving.answers.catalog_search import mention_filters, search_catalog
+from serving.answers.conversations import Conversations
 from serving.answers.engine import Engine
 from serving.answers.errors import InvalidRequest, ModeUnavailable, NotFound
 from serving.answers.intent import catalog_query, route
@@ -29,6 +33,7 @@ from serving.answers.types import (
     Section,
     SectionList,
     SectionRef,
+    Turn,
 )
 from serving.answers.wording import language_of
 from serving.graph.errors import GraphNotReady, GraphSearchError
@@ -42,9 +47,12 @@ def _ms(started: float) -> float:
 
 
 class AnswerService:
-    def __init__(self, holder: SnapshotHolder, min_relevance: float = DEFAULT_MIN_RELEVANCE) -> None:
+    def __init__(self, holder: SnapshotHolder, min_relevance: float = DEFAULT_MIN_RELEVANCE,
+                 conversations: Conversations | None = None, rewrite_with_llm: bool = True) -> None:
         self.holder = holder
         self.min_relevance = min_relevance
+        self.conversations = conversations or Conversations()
+        self.rewrite_with_llm = rewrite_with_llm
 
     # -- questions -------------------------------------------------------------------------------------------
     def catalog_names(self, engine: Engine | None = None) -> tuple[list[str], dict[str, list[str]], list[str]]:
@@ -61,6 +69,10 @@ class AnswerService:
         if not question:
             raise InvalidRequest("question must not be blank", "question")
         language = language_of(question)
+        followup = self.follow_up(req, question, caller, engine, language)
+        question = followup.question
+        if followup.filters is not req.filters:
+            req = msgspec.structs.replace(req, filters=followup.filters)
         mode, cq = req.mode, None
         if mode == "auto":
             mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine))
@@ -74,8 +86,11 @@ class AnswerService:
             items, total = engine.catalog.query(cq, caller.effective)
             listed = modes.Retrieved("catalog", evidence=compose.catalog_evidence(items, engine))
             listed.timings["catalog_ms"] = _ms(started)
+            draft = compose.catalog_text(items, total, cq, language)
+            if draft.status == "answered":
+                draft.text = mention_filters(draft.text, cq, language)
             return Prepared(engine, question, language, mode, req, caller, started, listed,
-                            catalog=(cq, items, total), draft=compose.catalog_text(items, total, cq, language))
+                            catalog=(cq, items, total), draft=draft, followup=followup)
         t = time.perf_counter()
         vector = engine.embed(question) if engine.embedder is not None else None
         embed_ms = _ms(t)
@@ -103,7 +118,16 @@ class AnswerService:
         refused = not retrieved.sources or below or missing
         return Prepared(engine, question, language, retrieved.mode_used, req, caller, started, retrieved,
                         relevance=round(relevance, 4), weights=weights,
-                        draft=compose.refusal(language) if refused else None)
+                        draft=compose.refusal(language) if refused else None, followup=followup)
+
+    def follow_up(self, req: QueryRequest, question: str, caller: Caller, engine: Engine,
+                  language: str) -> rewrite.FollowUp:
+        """The question made self-contained from the earlier turns (``history`` or the kept conversation)."""
+        gen = engine.generator
+        chat = ((lambda m: gen.client.chat(m, temperature=0.0, max_tokens=120).text)
+                if gen is not None and req.generate and self.rewrite_with_llm else None)
+        return rewrite.for_request(req, question, lambda cid: self.conversations.turns(caller, cid),
+                                   engine.catalog, caller.effective, language, chat)
 
     def fallback(self, state: Prepared) -> compose.Draft:
         return compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
@@ -120,6 +144,12 @@ class AnswerService:
                  for n in draft.cited if (e := by_n.get(n)) is not None]
         timings = dict(retrieved.timings)
         timings["total_ms"] = _ms(state.started)
+        followup, conversation_id = state.followup, None
+        if not req.history:  # callers who send their history keep it themselves
+            conversation_id = self.conversations.add(state.caller, req.conversation_id, Turn(
+                question=state.question[:2000], answer=draft.text,
+                cited_document_ids=list(dict.fromkeys(c.document_id for c in cites if c.document_id)),
+                filters=req.filters))
         return Answer(request_id=request_id, question=req.question, mode=req.mode,
                       mode_used=state.mode_used,
                       status=status, answer=draft.text, language=state.language, citations=cites,
@@ -127,7 +157,9 @@ class AnswerService:
                       suggestions=compose.suggestions(engine, retrieved) if status == "not_found" else [],
                       filters=req.filters, generator=draft.generator, relevance=state.relevance,
                       timings=timings, snapshot_id=engine.snapshot_id,
-                      warnings=[*retrieved.warnings, *draft.warnings])
+                      warnings=[*retrieved.warnings, *draft.warnings, *(followup.warnings if followup else [])],
+                      rewritten_question=followup.question if followup and followup.rewritten else None,
+                      conversation_id=conversation_id)
 
     def query(self, req: QueryRequest, caller: Caller, request_id: str) -> Answer:
         state = self.prepare(req, caller)
@@ -225,9 +257,13 @@ class AnswerService:
                 return self._section(engine, r)
         raise NotFound("section not found in this document")
 
-    def catalog(self, query: CatalogQuery, caller: Caller) -> CatalogPage:
+    def catalog(self, query: CatalogQuery, caller: Caller, text: str | None = None) -> CatalogPage:
+        """The catalog filtered by ``query``; with ``text``, searched (``catalog_search``) within the filters."""
         engine = self.holder.require()
         query = CatalogQuery(**{**query.__dict__, "as_of": query.as_of or date.today()})
-        items, total = engine.catalog.query(query, caller.effective)
+        if text is not None:
+            items, total, query = search_catalog(engine.catalog, text, caller.effective, query)
+        else:
+            items, total = engine.catalog.query(query, caller.effective)
         return CatalogPage(items=items, total=total, as_of=query.as_of, snapshot_id=engine.snapshot_id,
                            query=query.describe())

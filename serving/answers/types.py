@@ -108,6 +108,8 @@ class Answer(msgspec.Struct):
     timings: dict[str, float]
     snapshot_id: str
     warnings: list[str] = []
+    rewritten_question: str | None = None  # what retrieval searched for, when a follow-up was rewritten
+    conversation_id: str | None = None  # send it back with the next question to follow up
 
 
 class SearchHit(msgspec.Struct):
@@ -183,6 +185,11 @@ class CatalogItem(msgspec.Struct):
     department: str | None
     review_status: ReviewStatus
     days_to_review: int | None
+    metadata_source: str | None = None  # where the owner fields came from: rules, llm, mixed or none
+    summary: str | None = None  # what the document is for (extractive or LLM, made at index time)
+    tags: list[str] = []
+    entities: list[str] = []  # named in the knowledge graph
+    score: float | None = None  # BM25 over title, summary and tags, when searched with ``q``
 
 
 class CatalogPage(msgspec.Struct):
@@ -196,6 +203,22 @@ class CatalogPage(msgspec.Struct):
 Question = Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
 
 
+MAX_HISTORY_TURNS = 10
+MAX_HISTORY_CHARS = 20_000  # questions and answers of ``history`` together
+
+
+class Turn(msgspec.Struct, forbid_unknown_fields=True):
+    """An earlier question of the conversation, its answer and the documents it cited."""
+
+    question: Question
+    answer: Annotated[str, msgspec.Meta(max_length=MAX_HISTORY_CHARS)] = ""
+    cited_document_ids: Annotated[list[Name], msgspec.Meta(max_length=50)] = []
+    filters: Filters | None = None
+
+
+ConversationId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
+
+
 class QueryRequest(msgspec.Struct, forbid_unknown_fields=True):
     """A question. ``mode`` auto routes catalog questions to the catalog, corpus-wide ones to global search (when
     the snapshot has a graph) and the rest to basic retrieval."""
@@ -207,6 +230,9 @@ class QueryRequest(msgspec.Struct, forbid_unknown_fields=True):
     community_level: Annotated[int, msgspec.Meta(ge=0, le=20)] | None = None
     as_of: date | None = None  # "today" for catalog questions (review due, overdue)
     generate: bool = True  # False: the extractive answer even when an LLM is configured
+    history: Annotated[list[Turn], msgspec.Meta(max_length=MAX_HISTORY_TURNS)] = []  # earlier turns, oldest first
+    conversation_id: ConversationId | None = None  # or: the server's record of this key's earlier turns
+    rewrite: bool = True  # False: a follow-up is searched as it was asked
 
 
 class SearchRequest(msgspec.Struct, forbid_unknown_fields=True):

@@ -16,6 +16,7 @@ from lakehouse import paths as lp
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings, get_settings
 from serving.answers import Access, AnswerService, Caller, SnapshotHolder
+from serving.answers.conversations import Conversations
 from serving.answers.generation import Generator
 from serving.api.admin import AdminController
 from serving.api.controllers import CatalogController, DocumentController, OpsController, QueryController
@@ -54,7 +55,8 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
     if holder.encoder is None:
         holder.encoder = EncoderService(api.encoder_window_ms, api.encoder_max_batch, api.query_cache_size,
                                         encoder_threads(api.workers, api.encoder_threads))
-    service = AnswerService(holder, api.min_relevance)
+    service = AnswerService(holder, api.min_relevance, Conversations(api.conversation_ttl, api.conversations_max),
+                            api.rewrite_with_llm)
 
     def startup() -> None:
         if watch:

@@ -49,7 +49,7 @@ class QueryController(Controller):
     tags = ["answers"]
 
     @post("/query", operation_id="query", status_code=200, sync_to_thread=True,
-          responses=documented(400, 401, 409, 503),
+          responses=documented(400, 401, 404, 409, 503),
           summary="Answer a question with validated citations (basic, local, global, hybrid, catalog or auto); "
                   "with Accept: text/event-stream, the same events as /v1/query/stream")
     def query(self, data: JSONBody[QueryRequest], service: Service, caller: Who, request: Request) -> Answer:
@@ -61,7 +61,7 @@ class QueryController(Controller):
         return answer
 
     @post("/query/stream", operation_id="queryStream", status_code=200, sync_to_thread=True,
-          media_type="text/event-stream", responses=documented(400, 401, 409, 503),
+          media_type="text/event-stream", responses=documented(400, 401, 404, 409, 503),
           summary="The same answer as server-sent events: meta, token, citation, warning, done")
     def query_stream(self, data: JSONBody[QueryRequest], service: Service, caller: Who,
                      request: Request) -> ServerSentEvent:
@@ -141,6 +141,10 @@ class CatalogController(Controller):
         self, service: Service, caller: Who, request: Request,
         question: Annotated[str | None, QueryParameter(max_length=2000, description=(
             "a listing question, e.g. 'quais documentos vencem nos próximos 30 dias?'"))] = None,
+        q: Annotated[str | None, QueryParameter(max_length=500, description=(
+            "search words, ranked by BM25 over title, summary and tags within the filters; people, departments "
+            "and types named in it filter; with no content words left, the filtered list in review-date order"))]
+        = None,
         doc_type: Annotated[list[str] | None, QueryParameter(max_items=20)] = None,
         department: Annotated[list[str] | None, QueryParameter(max_items=20)] = None,
         responsible: Text = None, approver: Text = None, title: Text = None,
@@ -160,7 +164,7 @@ class CatalogController(Controller):
                              title=title, outdated=base.outdated if outdated is None else outdated,
                              due_within_days=base.due_within_days if due_within_days is None else due_within_days,
                              as_of=as_of, limit=limit, offset=offset)
-        page = service.catalog(query, caller)
+        page = service.catalog(query, caller, q)
         _note(request, mode="catalog", snapshot_id=page.snapshot_id)
         return page
 

@@ -93,7 +93,7 @@ def test_enrichment_through_an_openai_compatible_llm(tmp_path):
         fake.responder = lambda request: "Trecho da política de viagens sobre prazos de prestação de contas."
         settings = Settings(home=tmp_path / "home", source=write_corpus(tmp_path / "source"),
                             embedding_model="wordllama", llm_base_url=fake.base_url, llm_model="fake-model",
-                            graph_with_llm=False)
+                            graph_with_llm=False, owners_with_llm=False, describe_with_llm=False)
         record = run_index(settings)
         calls = len(fake.requests)
         assert calls == record.chunks == record.llm_calls and record.llm_prompt_tokens > 0

@@ -25,7 +25,8 @@ class Extracted:
 
 @dataclass(frozen=True)
 class GovernanceMetadata:
-    """Governance fields found in a document; ``metadata_source`` is rules, llm or none."""
+    """Governance fields found in a document; ``metadata_source`` is rules, llm, mixed (rules and the LLM's owner
+    fallback) or none."""
 
     title: str
     version: str | None = None

@@ -31,10 +31,11 @@ STOPPED_TWICE = "stopped the run twice: the run was killed while extracting this
 def _extracted_row(digest: str, relpath: str, blob: Path, detected: str, settings: Settings) -> dict:
     """Runs in the watchdog's worker process."""
     from transforms.extraction import extract_document, extract_metadata  # deferred: pdf/OCR/docx libraries
+    from transforms.extraction.owners import fill_owners  # deferred with them: it may load the openai client
 
     started = time.perf_counter()
     extracted = extract_document(blob, detected, settings)
-    meta = extract_metadata(extracted, PurePosixPath(relpath).stem)
+    meta = fill_owners(extract_metadata(extracted, PurePosixPath(relpath).stem), extracted, settings)
     return {
         s.CONTENT_HASH: digest, "markdown": extracted.markdown, "method": extracted.method,
         "page_count": extracted.page_count, "page_spans": [list(p) for p in extracted.page_spans],

@@ -17,6 +17,10 @@ chunks as (
     group by document_id
 ),
 
+descriptions as (
+    select * from {{ ref('stg_lakehouse__descriptions') }}
+),
+
 quarantine as (
     select
         document_id,
@@ -44,6 +48,10 @@ final as (
         extracted.approver,
         extracted.department,
         extracted.metadata_source,
+        descriptions.summary,
+        coalesce(descriptions.tags, []::varchar[]) as tags,
+        coalesce(descriptions.entities, []::varchar[]) as entities,
+        descriptions.summary_source,
         extracted.extraction_method,
         extracted.page_count,
         documents.detected_type,
@@ -57,6 +65,7 @@ final as (
     from documents
     left join extracted on documents.content_hash = extracted.content_hash
     left join chunks on documents.document_id = chunks.document_id
+    left join descriptions on documents.document_id = descriptions.document_id
     left join quarantine on documents.document_id = quarantine.document_id
 )
 

@@ -4,6 +4,7 @@ const $ = (id) => document.getElementById(id);
 const STATUS = { answered: "respondida", not_found: "não encontrada", partial: "parcial" };
 const REVIEW = { ok: "em dia", due_soon: "vence em breve", overdue: "vencida", unknown: "sem data" };
 let evidenceByN = new Map();
+let conversation = { id: null, last: null };  // the server keeps the turns; the page shows the earlier ones
 
 function headers() {
   const h = { "content-type": "application/json" };
@@ -63,6 +64,8 @@ function renderResult(data) {
   $("answer-mode").textContent = data.mode_used;
   $("answer-snapshot").textContent = data.snapshot_id;
   renderAnswer(data.answer);
+  $("answer-rewritten").hidden = !data.rewritten_question;
+  $("answer-rewritten").textContent = data.rewritten_question ? `pergunta entendida: ${data.rewritten_question}` : "";
   const list = $("citations");
   list.replaceChildren();
   for (const c of data.citations) {
@@ -143,9 +146,17 @@ $("ask-form").addEventListener("submit", async (event) => {
   $("ask-status").textContent = "consultando…";
   $("ask-status").className = "";
   try {
-    const data = await api("/v1/query", { method: "POST",
-      body: JSON.stringify({ question: $("question").value, mode: $("mode").value }) });
+    const body = { question: $("question").value, mode: $("mode").value };
+    if (conversation.id) body.conversation_id = conversation.id;
+    const data = await api("/v1/query", { method: "POST", body: JSON.stringify(body) });
+    if (conversation.last) {  // the previous turn joins the thread above
+      const li = el("li", null, "turn");
+      li.append(el("p", conversation.last.question, "turn-question"), el("p", conversation.last.answer, "meta"));
+      $("thread").appendChild(li);
+    }
+    conversation = { id: data.conversation_id, last: { question: body.question, answer: data.answer } };
     renderResult(data);
+    $("question").value = "";
     $("ask-status").textContent = "";
   } catch (err) {
     $("ask-status").textContent = err.message;
@@ -189,5 +200,12 @@ for (const tab of document.querySelectorAll(".tab")) {
   });
 }
 $("passage-close").addEventListener("click", () => { $("passage").hidden = true; });
+function newConversation() {
+  conversation = { id: null, last: null };
+  $("thread").replaceChildren();
+  $("result").hidden = true;
+}
+$("new-conversation").addEventListener("click", newConversation);
+$("api-key").addEventListener("change", newConversation);  // a conversation belongs to one key
 $("api-key").value = sessionStorage.getItem("lakerag-key") || "";
 $("api-key").addEventListener("change", () => sessionStorage.setItem("lakerag-key", $("api-key").value));
