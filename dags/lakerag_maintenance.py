@@ -19,14 +19,15 @@ import pendulum
 from airflow.sdk import AssetOrTimeSchedule, dag, task
 from airflow.timetables.trigger import CronTriggerTimetable
 
-from lakerag.orchestration import PUBLISHED, default_args
+from lakerag.orchestration import PUBLISHED, default_args, notify_failure
 
 DEFAULT_ARGS = default_args(retries=6, retry_delay=timedelta(minutes=5), max_retry_delay=timedelta(hours=1))
 SCHEDULE = AssetOrTimeSchedule(timetable=CronTriggerTimetable("0 3 * * *", timezone="UTC"), assets=[PUBLISHED])
 
 
 @dag(dag_id="lakerag_maintenance", schedule=SCHEDULE, start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
-     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, tags=["lakerag", "maintenance"],
+     catchup=False, max_active_runs=1, default_args=DEFAULT_ARGS, on_failure_callback=notify_failure,
+     tags=["lakerag", "maintenance"],
      doc_md=__doc__)
 def lakerag_maintenance() -> None:
     @task
