@@ -138,6 +138,11 @@ class ApiSettings(BaseSettings):
                                  "the labelled questions).")
     answer_max_tokens: int = Field(600, ge=1, description="Largest LLM answer, in tokens.")
     catalog_table: str = Field("catalog", description="Table of the snapshot's serving.duckdb for the catalog.")
+    agent_max_steps: int = Field(16, ge=1, le=100, description="agentic mode: most tool calls per question; at "
+                                 "the limit the answer is partial and says which references were not followed.")
+    agent_max_tokens: int = Field(12_000, ge=100, description="agentic mode: most tokens per question (LLM tokens "
+                                  "with an LLM, else the text the loop read, at about four characters a token).")
+    agent_max_seconds: float = Field(10.0, gt=0, description="agentic mode: most seconds per question's loop.")
 
 
 class OrchestrationSettings(BaseSettings):

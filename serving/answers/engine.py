@@ -23,6 +23,7 @@ from lakehouse.snapshots import snapshot_tables
 from lakehouse.storage import read_json
 from models.embedding import Embedder
 from models.rerank import Reranker, load_reranker
+from serving.answers.agentic.trace import Budget
 from serving.answers.catalog import Catalog
 from serving.answers.generation import Generator
 from serving.answers.relevance import Relevance
@@ -49,6 +50,7 @@ class Engine:
     graph: GraphSearcher | None = None  # None with ``graph_reason`` saying why
     graph_reason: str | None = None
     generator: Generator | None = None
+    agent_budget: Budget = field(default_factory=Budget)  # the agentic mode's limits (settings.api.agent_*)
     loaded_at: float = field(default_factory=time.time)
 
     def retriever(self) -> Retriever:
@@ -109,7 +111,8 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     graph, reason = _graph(tables, index, retriever, generator, paths.cache_dir(lp.GRAPH_SEARCH), config)
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
-                    ordinals, graph, reason, generator)
+                    ordinals, graph, reason, generator,
+                    Budget(settings.api.agent_max_steps, settings.api.agent_max_tokens, settings.api.agent_max_seconds))
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=config)  # smoke query
     log.info("loaded snapshot %s in %.2fs: %d chunks, %d documents, graph %s, catalog from %s", snapshot_id,
              time.perf_counter() - started, len(index), len(documents), "yes" if graph else "no", catalog.source)

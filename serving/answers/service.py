@@ -104,7 +104,11 @@ class AnswerService:
                         draft=compose.refusal(language) if refused else None)
 
     def fallback(self, state: Prepared) -> compose.Draft:
-        return compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
+        extractive = compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
+        if state.retrieved.mode_answer:  # the mode wrote its own answer (agentic comparison, global themes)
+            return compose.checked(state.retrieved.mode_answer, state.retrieved, f"{state.mode_used}-rules",
+                                   extractive, state.language)
+        return extractive
 
     def finish(self, state: Prepared, draft: compose.Draft, request_id: str) -> Answer:
         engine, retrieved, req = state.engine, state.retrieved, state.req
@@ -125,7 +129,7 @@ class AnswerService:
                       suggestions=compose.suggestions(engine, retrieved) if status == "not_found" else [],
                       filters=req.filters, generator=draft.generator, relevance=state.relevance,
                       timings=timings, snapshot_id=engine.snapshot_id,
-                      warnings=[*retrieved.warnings, *draft.warnings])
+                      warnings=[*retrieved.warnings, *draft.warnings], trace=retrieved.trace)
 
     def query(self, req: QueryRequest, caller: Caller, request_id: str) -> Answer:
         state = self.prepare(req, caller)

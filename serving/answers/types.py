@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-Mode = Literal["auto", "basic", "local", "global", "hybrid", "catalog"]
+Mode = Literal["auto", "basic", "local", "global", "hybrid", "catalog", "agentic"]
 Status = Literal["answered", "not_found", "partial"]
 CitationKind = Literal["chunk", "report", "document"]
 EvidenceKind = Literal["chunk", "entity", "relationship", "report", "document"]
@@ -107,6 +107,7 @@ class Answer(msgspec.Struct):
     timings: dict[str, float]
     snapshot_id: str
     warnings: list[str] = []
+    trace: list[dict[str, Any]] = []  # agentic: every step (tool, args, ids, tokens, ms)
 
 
 class SearchHit(msgspec.Struct):
