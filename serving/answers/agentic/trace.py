@@ -11,7 +11,7 @@ from typing import Any
 class Budget:
     """Limits of one question's loop; at any limit the loop stops and the answer says what is missing."""
 
-    max_steps: int = 12
+    max_steps: int = 16  # the defaults are settings.api.agent_max_*'s
     max_tokens: int = 12_000
     max_seconds: float = 10.0
 

@@ -9,6 +9,7 @@ import json
 import logging
 
 from serving.answers.agentic import compare_read, comparison
+from serving.answers.agentic.agent import run_agent
 from serving.answers.agentic.references import ITEM
 from serving.answers.agentic.tools import Toolbox
 from serving.answers.agentic.workflow import Outcome, Workflow
@@ -29,6 +30,8 @@ class Agentic:
     def retrieve(self, request: ModeRequest) -> Retrieved:
         engine = request.engine
         box = Toolbox(engine, request.groups, request.vector, request.question)
+        if engine.generator is not None:
+            return self._with_llm(request, box)
         flow = Workflow(box, request.question, engine.agent_budget, request.filters, request.top_k)
         outcome = flow.run()
         pair = compare_read.sides(flow) if is_comparison(request.question) else None
@@ -39,6 +42,16 @@ class Agentic:
             out.mode_answer = _comparison_answer(request, out, box, outcome, *pair)
         log.info("agentic trace %s", json.dumps({"question": request.question[:200], "steps": out.trace,
                                                  "stopped": outcome.stopped}, ensure_ascii=False))
+        return out
+
+    def _with_llm(self, request: ModeRequest, box: Toolbox) -> Retrieved:
+        engine = request.engine
+        result = run_agent(box, request.question, engine.agent_budget, engine.generator.client)
+        out = self._retrieved(request, result.outcome)
+        out.warnings += result.warnings
+        out.graph_answer = result.answer or None  # its [chunk id] citations map to the read sources
+        log.info("agentic trace %s", json.dumps({"question": request.question[:200], "steps": out.trace,
+                                                 "stopped": result.outcome.stopped}, ensure_ascii=False))
         return out
 
     def _retrieved(self, request: ModeRequest, outcome: Outcome) -> Retrieved:
