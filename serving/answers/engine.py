@@ -50,8 +50,8 @@ class Engine:
     graph: GraphSearcher | None = None  # None with ``graph_reason`` saying why
     graph_reason: str | None = None
     generator: Generator | None = None
-    agent_budget: Budget = field(default_factory=Budget)  # the agentic mode's limits (settings.api.agent_*)
     loaded_at: float = field(default_factory=time.time)
+    agent_budget: Budget = field(default_factory=Budget)  # the agentic mode's limits (settings.api.agent_*)
 
     def retriever(self) -> Retriever:
         """A retriever for one request (its timings are per request); the index is shared."""
@@ -111,9 +111,10 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     graph, reason = _graph(tables, index, retriever, generator, paths.cache_dir(lp.GRAPH_SEARCH), config)
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
-                    ordinals, graph, reason, generator,
-                    Budget(settings.api.agent_max_steps, settings.api.agent_max_tokens, settings.api.agent_max_seconds))
+                    ordinals, graph, reason, generator)
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=config)  # smoke query
+    engine.agent_budget = Budget(settings.api.agent_max_steps, settings.api.agent_max_tokens,
+                                 settings.api.agent_max_seconds)  # set before the engine is served
     log.info("loaded snapshot %s in %.2fs: %d chunks, %d documents, graph %s, catalog from %s", snapshot_id,
              time.perf_counter() - started, len(index), len(documents), "yes" if graph else "no", catalog.source)
     return engine

@@ -57,7 +57,7 @@ def find(text: str, titles: dict[str, str] | None = None) -> list[Reference]:
         if titles:
             folded = f" {title_key(sentence)} "
             for key, title in titles.items():
-                if len(key) >= 12 and f" {key} " in folded:
+                if (len(key) >= 12 or (" " in key and len(key) >= 8)) and f" {key} " in folded:
                     found.setdefault(("title", key), Reference("title", key, title, sentence))
     return list(found.values())
 

@@ -25,7 +25,7 @@ from serving.answers.agentic.trace import Budget, Trace
 from serving.answers.modes.base import retrieval_filters
 from serving.answers.types import Filters
 
-FIRST_READ = 3  # best hits of the first search read in full
+FIRST_READ = 5  # best hits of the first search read in full
 MAX_DEPTH = 2
 _TYPE_WORDS = {"politica": "politica", "policy": "politica", "contrato": "contrato", "contract": "contrato",
                "pop": "pop", "procedimento": "pop", "anexo": "anexo_contratual", "annex": "anexo_contratual",
@@ -148,7 +148,8 @@ class Workflow:
         annexes = [r.key for r in refs if r.kind == "annex"]
         named: list[str] = []
         for ref in refs:
-            self.seen.add(ref.ident)
+            if ref.kind in ("code", "annex", "title", "policy", "item"):  # the others wait for the evidence
+                self.seen.add(ref.ident)
             if ref.kind == "code":
                 named += self._code_docs(ref.key, annexes)
             elif ref.kind == "annex":
