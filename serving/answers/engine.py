@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +50,7 @@ class Engine:
     graph: GraphSearcher | None = None  # None with ``graph_reason`` saying why
     graph_reason: str | None = None
     generator: Generator | None = None
+    min_relevance: float | None = None  # the snapshot's fitted refusal threshold (None: the API's setting)
     loaded_at: float = field(default_factory=time.time)
     agent_budget: Budget = field(default_factory=Budget)  # the agentic mode's limits (settings.api.agent_*)
 
@@ -84,6 +85,17 @@ def _graph(tables: Path, index: SearchIndex, retriever: Retriever, generator: Ge
     return GraphSearcher(store, retriever, llm, cache_dir=cache_dir, config=config), None
 
 
+def calibrated(config: RetrievalConfig, manifest: dict) -> tuple[RetrievalConfig, float | None]:
+    """The retrieval config and refusal threshold with the values fitted at publish (``calibration`` in the
+    snapshot manifest, ``serving.evaluation.calibrate``); unfitted values keep the settings'."""
+    fitted = manifest.get("calibration") or {}
+    weight = fitted.get("fusion_dense_weight")
+    if weight is not None and config.fusion == "weighted":
+        config = replace(config, dense_weight=float(weight))
+    threshold = fitted.get("min_relevance")
+    return config, None if threshold is None else float(threshold)
+
+
 def load_engine(settings: Settings, snapshot_id: str, generator: Generator | None = None,
                 catalog_table: str = "catalog") -> Engine:
     """Load and check one published snapshot; raises ``SnapshotRefused`` (or the loader's error) if broken."""
@@ -96,7 +108,7 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
         raise SnapshotRefused(f"snapshot {snapshot_id} has no chunks")
     embedder = checked_embedder(settings, index, (manifest.get("models") or {}).get("embedding"))
     reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
-    config = config_from(settings)
+    config, min_relevance = calibrated(config_from(settings), manifest)
     chunks = pq.read_table(tables / "chunks.parquet", columns=["chunk_id", "ordinal"])
     if chunks["chunk_id"].to_pylist() != index.chunk_ids:
         raise SnapshotRefused(f"snapshot {snapshot_id}: chunks.parquet and the index disagree")
@@ -111,7 +123,7 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     graph, reason = _graph(tables, index, retriever, generator, paths.cache_dir(lp.GRAPH_SEARCH), config)
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
-                    ordinals, graph, reason, generator)
+                    ordinals, graph, reason, generator, min_relevance)
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=config)  # smoke query
     engine.agent_budget = Budget(settings.api.agent_max_steps, settings.api.agent_max_tokens,
                                  settings.api.agent_max_seconds)  # set before the engine is served

@@ -97,7 +97,8 @@ class AnswerService:
             weights, lambda: engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters)))
         if missing:
             retrieved.warnings.append(f"no readable document contains {', '.join(m.upper() for m in missing)}")
-        below = relevance < self.min_relevance and mode != "global"
+        threshold = engine.min_relevance if engine.min_relevance is not None else self.min_relevance
+        below = relevance < threshold and mode != "global"
         refused = not retrieved.sources or below or missing
         return Prepared(engine, question, language, retrieved.mode_used, req, caller, started, retrieved,
                         relevance=round(relevance, 4), weights=weights,
