@@ -60,21 +60,24 @@ def sample(home: Path, embedding: str) -> dict:
     _, service = _service(home, embedding)
     questions = [json.loads(line) for line in (REPO / "sample_corpus" / "questions.jsonl").read_text().splitlines()]
     rows, coverage = [], {"agentic": [], "basic": [], "hybrid": []}
+    labelled = {m: [] for m in coverage}  # the questions labelled with must_read (the documents a loop must read)
     latency: dict[str, list[float]] = {"agentic": [], "basic": []}
     for q in questions:
         caller = Caller("bench", frozenset(q["groups"]) | {"public"})
         for mode in ("agentic", "basic", "hybrid"):
-            if mode == "hybrid" and q["kind"] != "multi_hop":
+            if mode == "hybrid" and q["kind"] != "multi_hop" and not q.get("must_read"):
                 continue
             started = time.perf_counter()
             answer = service.query(QueryRequest(question=q["question"], mode=mode), caller, "bench")
             ms = (time.perf_counter() - started) * 1000
             if mode in latency:
                 latency[mode].append(ms)
+            docs = {e.document_id for e in answer.evidence if e.kind == "chunk"}
             if q["kind"] == "multi_hop":
-                docs = {e.document_id for e in answer.evidence if e.kind == "chunk"}
                 must = set(q["relevant_document_ids"])
                 coverage[mode].append(len(docs & must) / len(must))
+            if q.get("must_read"):
+                labelled[mode].append(len(docs & set(q["must_read"])) / len(q["must_read"]))
             if mode == "agentic":
                 rows.append({"id": q["id"], "kind": q["kind"], "ms": round(ms, 1), "steps": len(answer.trace),
                              "status": answer.status})
@@ -100,7 +103,9 @@ def sample(home: Path, embedding: str) -> dict:
             "agentic_p95_ms": _pct(latency["agentic"], 95), "basic_p50_ms": _pct(latency["basic"], 50),
             "basic_p95_ms": _pct(latency["basic"], 95), "mean_steps": round(float(np.mean(steps)), 1),
             "max_steps": int(max(steps)), "by_kind": by_kind,
-            "must_read_multi_hop": {m: round(float(np.mean(v)), 3) for m, v in coverage.items()},
+            "relevant_read_multi_hop": {m: round(float(np.mean(v)), 3) for m, v in coverage.items()},
+            "must_read": {m: round(float(np.mean(v)), 3) for m, v in labelled.items() if v},
+            "must_read_questions": len(labelled["agentic"]),
             "seeds_example": {"status": seeds.status, "lines": verdicts}, "global": glob}
 
 
@@ -212,7 +217,9 @@ def main() -> None:
         out["hotpot"] = hotpot(args.hotpot, args.home.parent / "bench-agentic-hotpot", args.embedding,
                                args.hotpot_limit)
         print(json.dumps(out["hotpot"], indent=1))
-    print("saved", save(f"agentic-{args.embedding}", out))
+    parts = [p for p, ran in (("sample", "sample" in out), ("permissions", args.permissions),
+                              ("hotpot", args.hotpot)) if ran]
+    print("saved", save(f"agentic-{args.embedding}-{'-'.join(parts)}", out))
 
 
 if __name__ == "__main__":
