@@ -174,6 +174,11 @@ class ApiSettings(BaseSettings):
                                    "recently used is forgotten first.")
     rewrite_with_llm: bool = Field(True, description="Rewrite follow-up questions with the LLM when one is "
                                    "configured (rules otherwise, and on any LLM failure).")
+    agent_max_steps: int = Field(16, ge=1, le=100, description="agentic mode: most tool calls per question; at "
+                                 "the limit the answer is partial and says which references were not followed.")
+    agent_max_tokens: int = Field(12_000, ge=100, description="agentic mode: most tokens per question (LLM tokens "
+                                  "with an LLM, else the text the loop read, at about four characters a token).")
+    agent_max_seconds: float = Field(10.0, gt=0, description="agentic mode: most seconds per question's loop.")
 
 
 class OrchestrationSettings(BaseSettings):

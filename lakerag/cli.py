@@ -275,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     snaps.set_defaults(func=_cmd_snapshots)
     query = sub.add_parser("query", help="answer a question with cited sources (in-process, or ask a server)")
     query.add_argument("question")
-    query.add_argument("--mode", choices=["auto", "basic", "local", "global", "hybrid", "catalog"], default="auto")
+    query.add_argument("--mode", choices=["auto", "basic", "local", "global", "hybrid", "catalog", "agentic"],
+                       default="auto")
     query.add_argument("--groups", help="comma-separated access groups of the caller (public is implied)")
     query.add_argument("--top-k", type=int, default=8)
     query.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")

@@ -23,7 +23,7 @@ from typing import Any
 from lakehouse.errors import LakeragError
 from lakehouse.settings import LLMSettings, Settings
 
-__all__ = ["LLMClient", "LLMError", "LLMResult", "client_from_settings"]
+__all__ = ["LLMClient", "LLMError", "LLMResult", "LLMToolReply", "ToolCall", "client_from_settings"]
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,26 @@ class LLMResult:
     """One answer; ``cached`` when it came from the disk cache (its tokens were paid by an earlier call)."""
 
     text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call the model asked for; ``arguments`` is the model's JSON text, unchecked."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class LLMToolReply:
+    """An answer to a request with tools: text, tool calls, or both."""
+
+    text: str
+    tool_calls: tuple[ToolCall, ...]
     prompt_tokens: int
     completion_tokens: int
     cached: bool
@@ -95,6 +115,47 @@ class LLMClient:
         _write_cache(path, result)
         self._count(result, cached=False)
         return result
+
+    def chat_tools(self, messages: list[dict], tools: list[dict], *, max_tokens: int = 600) -> LLMToolReply:
+        """One step of a function-calling loop (temperature 0), cached like ``chat``; raises ``LLMError``."""
+        import openai
+
+        request = {"model": self.model, "messages": messages, "tools": tools, "max_tokens": max_tokens,
+                   "temperature": 0.0}
+        path = self._cache_path(request)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            reply = LLMToolReply(str(data["text"]), tuple(ToolCall(*c) for c in data["tool_calls"]),
+                                 int(data["prompt_tokens"]), int(data["completion_tokens"]), True)
+            self._count(LLMResult(reply.text, reply.prompt_tokens, reply.completion_tokens, True), cached=True)
+            return reply
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        try:
+            response = self._openai.chat.completions.create(model=self.model, messages=messages, tools=tools,
+                                                            max_tokens=max_tokens, temperature=0.0)
+        except openai.APITimeoutError as exc:
+            raise LLMError("timeout", self.model) from exc
+        except openai.APIStatusError as exc:
+            raise LLMError(f"HTTP {exc.status_code}", self.model) from exc
+        except openai.OpenAIError as exc:
+            raise LLMError(type(exc).__name__, self.model) from exc
+        if not response.choices:
+            raise LLMError("response without choices", self.model)
+        message, usage = response.choices[0].message, response.usage
+        calls = tuple(ToolCall(c.id, c.function.name, c.function.arguments or "")
+                      for c in (message.tool_calls or []) if getattr(c, "function", None) is not None)
+        reply = LLMToolReply(message.content or "", calls, usage.prompt_tokens if usage else 0,
+                             usage.completion_tokens if usage else 0, False)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"text": reply.text, "tool_calls": [[c.id, c.name, c.arguments] for c in calls],
+                                   "prompt_tokens": reply.prompt_tokens,
+                                   "completion_tokens": reply.completion_tokens}, ensure_ascii=False),
+                       encoding="utf-8")
+        os.replace(tmp, path)
+        self._count(LLMResult(reply.text, reply.prompt_tokens, reply.completion_tokens, False), cached=False)
+        return reply
 
     def _call(self, request: dict[str, Any]) -> LLMResult:
         import openai

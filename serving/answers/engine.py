@@ -23,6 +23,7 @@ from lakehouse.snapshots import snapshot_tables
 from lakehouse.storage import read_json
 from models.embedding import Embedder
 from models.rerank import Reranker, load_reranker
+from serving.answers.agentic.trace import Budget
 from serving.answers.catalog import Catalog
 from serving.answers.generation import Generator
 from serving.answers.relevance import Relevance
@@ -54,6 +55,7 @@ class Engine:
     min_relevance: float | None = None  # the snapshot's fitted refusal threshold (None: the API's setting)
     loaded_at: float = field(default_factory=time.time)
     pages: PageSearcher | None = None  # the page-image signal, when a vision model is configured
+    agent_budget: Budget = field(default_factory=Budget)  # the agentic mode's limits (settings.api.agent_*)
 
     def retriever(self, pages: bool = True) -> Retriever:
         """A retriever for one request (its timings are per request); the index is shared. ``pages``: with the
@@ -137,6 +139,8 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
                     pages=load_page_searcher(settings, tables) if dense else None)
     probe = config if dense else RetrievalConfig(**{**config.__dict__, "method": "bm25"})
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=probe)  # smoke query
+    engine.agent_budget = Budget(settings.api.agent_max_steps, settings.api.agent_max_tokens,
+                                 settings.api.agent_max_seconds)  # set before the engine is served
     log.info("loaded snapshot %s in %.2fs: %d chunks, %d documents, graph %s, catalog from %s", snapshot_id,
              time.perf_counter() - started, len(index), len(documents), "yes" if graph else "no", catalog.source)
     return engine

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from lakehouse.text import fold as base_fold
 from serving.answers.catalog import CatalogQuery
+from serving.answers.routing import compound
 
 _LIST = re.compile(r"\b(quais|qual e a lista|liste|listar|lista de|which|list|show me)\b")
 _EXIST = re.compile(r"\b(existem|existe|ha|temos|exist|are there|do we have)\b")
@@ -127,13 +128,16 @@ def corpus_wide(question: str, doc_types: list[str]) -> bool:
 
 def route(question: str, has_graph: bool, departments: list[str], people: dict[str, list[str]],
           doc_types: list[str]) -> tuple[str, CatalogQuery | None]:
-    """The mode ``auto`` picks: catalog, global (corpus-wide), hybrid (several codes named) or basic.
+    """The mode ``auto`` picks: catalog, global (corpus-wide), agentic (a compound question: a comparison or
+    compliance check, two named documents; see ``routing``), hybrid (several codes named) or basic.
     Without a graph index, global and hybrid fall back to basic."""
     query = catalog_query(question, departments, people, doc_types)
     if query is not None:
         return "catalog", query
     if has_graph and corpus_wide(question, doc_types):
         return "global", None
+    if compound(question):
+        return "agentic", None
     if has_graph and len(set(_CODE.findall(fold(question)))) >= 2:
         return "hybrid", None
     return "basic", None

@@ -130,7 +130,11 @@ class AnswerService:
                                    engine.catalog, caller.effective, language, chat)
 
     def fallback(self, state: Prepared) -> compose.Draft:
-        return compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
+        extractive = compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
+        if state.retrieved.mode_answer:  # the mode wrote its own answer (agentic comparison, global themes)
+            return compose.checked(state.retrieved.mode_answer, state.retrieved, f"{state.mode_used}-rules",
+                                   extractive, state.language)
+        return extractive
 
     def finish(self, state: Prepared, draft: compose.Draft, request_id: str) -> Answer:
         engine, retrieved, req = state.engine, state.retrieved, state.req
@@ -159,7 +163,7 @@ class AnswerService:
                       timings=timings, snapshot_id=engine.snapshot_id,
                       warnings=[*retrieved.warnings, *draft.warnings, *(followup.warnings if followup else [])],
                       rewritten_question=followup.question if followup and followup.rewritten else None,
-                      conversation_id=conversation_id)
+                      conversation_id=conversation_id, trace=retrieved.trace)
 
     def query(self, req: QueryRequest, caller: Caller, request_id: str) -> Answer:
         state = self.prepare(req, caller)

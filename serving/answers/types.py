@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-Mode = Literal["auto", "basic", "local", "global", "hybrid", "catalog"]
+Mode = Literal["auto", "basic", "local", "global", "hybrid", "catalog", "agentic"]
 Status = Literal["answered", "not_found", "partial"]
 CitationKind = Literal["chunk", "report", "document", "page"]
 CITABLE = ("chunk", "report", "document", "page")  # evidence kinds that are cited as themselves
@@ -110,6 +110,7 @@ class Answer(msgspec.Struct):
     warnings: list[str] = []
     rewritten_question: str | None = None  # what retrieval searched for, when a follow-up was rewritten
     conversation_id: str | None = None  # send it back with the next question to follow up
+    trace: list[dict[str, Any]] = []  # agentic: every step (tool, args, ids, tokens, ms)
 
 
 class SearchHit(msgspec.Struct):

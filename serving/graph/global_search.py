@@ -1,4 +1,6 @@
-"""Global search: map-reduce over the visible community reports of one level.
+"""Global search. ``search_themes`` (what the ``global`` mode runs) is built at query time from the caller's
+readable chunks (``themes``; see ADR 0008); ``search_global`` is the earlier map-reduce over the visible
+community reports of one level, kept for callers of ``GraphSearcher.global_search``.
 
 Map: reports in batches (by characters) each give rated points (0-100) through the LLM or, without one, the
 extractive rating of their findings. Points rated 0 are dropped. Reduce: the best points, packed into the
@@ -17,6 +19,7 @@ from serving.graph import llm_steps
 from serving.graph.graph_store import Report
 from serving.graph.map_cache import MapCache, map_key
 from serving.graph.rating import extractive_points
+from serving.graph.themes import Theme, build_themes, theme_reports
 from serving.graph.types import NOT_FOUND, Evidence
 from serving.graph.visibility import View
 
@@ -134,3 +137,41 @@ def search_global(view: View, question: str, level: int, budget: int, llm: LLMCl
             log.warning("reduce step failed, returning the points only: %s", exc)
         timings["reduce_ms"] = (time.perf_counter() - started) * 1000
     return GlobalAnswer(evidence, context, answer, timings)
+
+
+@dataclass
+class ThemeAnswer:
+    """Query-time global search: themes built from the caller's readable chunks, and (with an LLM) the
+    map-reduce answer over the same material, citing chunk ids only."""
+
+    themes: list[Theme]
+    answer: str | None
+    timings: dict[str, float]
+
+
+def search_themes(view: View, question: str, level: int, llm: LLMClient | None) -> ThemeAnswer:
+    themes, timings = build_themes(view, question, level)
+    answer = None
+    if llm is not None and themes:
+        started = time.perf_counter()
+        reports = theme_reports(view, themes)
+        points = map_points(view, question, reports, llm)
+        evidence = [_point_evidence_of(reports, p) for p in _merge(points)]
+        context = _context(evidence, BATCH_CHARS)
+        allowed = {c for e in evidence if e.extra.get("in_context") for c in e.chunk_ids}
+        if allowed:
+            try:
+                text = llm.chat(llm_steps.reduce_messages(question, context), max_tokens=800).text
+                answer, dropped = llm_steps.keep_valid_citations(text, allowed)  # chunk ids only: no "(None)"
+                if dropped:
+                    log.warning("reduce answer cited ids outside its material, removed: %s", dropped)
+            except LLMError as exc:
+                log.warning("reduce step failed, returning the themes only: %s", exc)
+        timings["map_reduce_ms"] = (time.perf_counter() - started) * 1000
+    return ThemeAnswer(themes, answer, timings)
+
+
+def _point_evidence_of(reports: list[Report], point: dict) -> Evidence:
+    report = next(r for r in reports if r.community_id == point["report_ids"][0])
+    return Evidence("report", report.community_id, float(point["score"]), point["description"],
+                    list(point["chunk_ids"]), extra={"title": report.title, "report_ids": point["report_ids"]})

@@ -15,7 +15,7 @@ from models.llm import LLMClient
 from serving.graph.context import DEFAULT_BUDGET, pack
 from serving.graph.errors import GraphSearchError
 from serving.graph.evidence import chunk
-from serving.graph.global_search import search_global
+from serving.graph.global_search import ThemeAnswer, search_global, search_themes
 from serving.graph.graph_store import GraphStore
 from serving.graph.hybrid import hybrid_evidence
 from serving.graph.local import local_evidence
@@ -115,6 +115,26 @@ class GraphSearcher:
         evidence = hybrid_evidence(view, question, hits, top_k)
         timings["graph_ms"] = (time.perf_counter() - t) * 1000
         return self._result("hybrid", question, evidence, budget_chars, timings, started)
+
+    def _level(self, level: int | None) -> int:
+        levels = self.store.levels or sorted({lvl for lvl, _ in self.store.communities.values()})
+        if level is None:
+            return levels[0] if levels else 0
+        if level not in levels:
+            raise GraphSearchError(f"level must be one of {levels or 'the graph levels (none built)'}, "
+                                   f"got {level}")
+        return level
+
+    def global_themes(self, question: str, groups: Groups = None, level: int | None = None,
+                      query_vector: np.ndarray | None = None) -> ThemeAnswer:
+        """Query-time global search over the caller's readable chunks of the level's best communities."""
+        started, timings = time.perf_counter(), {}
+        level = self._level(level)
+        view = self._view(question, groups, None, self._embed(question, query_vector, timings), timings)
+        answer = search_themes(view, question, level, self.llm)
+        answer.timings.update(timings)
+        answer.timings["total_ms"] = (time.perf_counter() - started) * 1000
+        return answer
 
     def global_search(self, question: str, groups: Groups = None, level: int | None = None,
                       budget: int = DEFAULT_BUDGET, query_vector: np.ndarray | None = None) -> SearchResult:

@@ -4,13 +4,14 @@ and says so (``partial``)."""
 
 from __future__ import annotations
 
+from serving.answers.modes.agentic import Agentic
 from serving.answers.modes.base import Mode, ModeRequest, Retrieved, retrieval_filters, section_of
 from serving.answers.modes.basic import Basic
 from serving.answers.modes.global_search import Global
 from serving.answers.modes.hybrid import Hybrid
 from serving.answers.modes.local import Local
 
-MODES: dict[str, Mode] = {mode.name: mode for mode in (Basic(), Local(), Global(), Hybrid())}
+MODES: dict[str, Mode] = {mode.name: mode for mode in (Basic(), Local(), Global(), Hybrid(), Agentic())}
 
 __all__ = ["MODES", "Mode", "ModeRequest", "Retrieved", "retrieval_filters", "retrieve",
            "section_of"]

@@ -35,6 +35,8 @@ class Retrieved:
     warnings: list[str] = field(default_factory=list)
     partial: bool = False
     graph_answer: str | None = None  # global search's own answer (LLM reduce), citing ids
+    mode_answer: str | None = None  # a mode's own answer without an LLM, citing source numbers [n]
+    trace: list[dict[str, Any]] = field(default_factory=list)  # agentic: the steps of the loop
 
 
 @dataclass(frozen=True)

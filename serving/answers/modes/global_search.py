@@ -1,21 +1,56 @@
-"""``global``: the caller's fully readable community reports of one level, ranked against the question and
-summarised (map-reduce with 0-100 ratings when an LLM is configured)."""
+"""``global``: themes built at query time from the chunks the caller may read in the communities most relevant
+to the question (``serving.graph.themes``): each theme quotes its documents, each quote cites its chunk. With
+an LLM, the map-reduce (0-100 ratings) over the same material writes the answer, citing chunk ids."""
 
 from __future__ import annotations
 
-from serving.answers.modes.base import GraphMode, ModeRequest, Retrieved
-from serving.graph import GraphSearcher, SearchResult
+import time
+
+from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk
+from serving.answers.wording import language_of
+from serving.graph.global_search import ThemeAnswer
+
+HEAD = {"pt": "Temas encontrados em {d} documento(s) que você pode ler:",
+        "en": "Themes found in {d} document(s) you may read:"}
 
 
-class Global(GraphMode):
+class Global:
     name = "global"
+    needs_graph = True
 
-    def search(self, searcher: GraphSearcher, request: ModeRequest) -> SearchResult:
-        return searcher.global_search(request.question, request.groups, level=request.level,
-                                      query_vector=request.vector)
-
-    def finish(self, out: Retrieved, request: ModeRequest, result: SearchResult) -> None:
+    def retrieve(self, request: ModeRequest) -> Retrieved:
+        engine = request.engine
+        searcher = engine.graph_searcher(engine.retriever())
+        started = time.perf_counter()
+        result = searcher.global_themes(request.question, request.groups, level=request.level,
+                                        query_vector=request.vector)
+        out = Retrieved(self.name, timings={k: round(float(v), 3) for k, v in result.timings.items()})
+        out.timings["graph_search_ms"] = round((time.perf_counter() - started) * 1000, 3)
         if request.filters is not None and not request.filters.is_empty():
-            out.warnings.append("filters do not apply to global search (community reports span documents)")
-        if result.answer and result.evidence:
+            out.warnings.append("filters do not apply to global search (themes span documents)")
+        for theme in result.themes:
+            for quote in theme.quotes:
+                if engine.index.chunk_ids[quote.row] not in out.ids:
+                    add_chunk(engine, out, quote.row, round(100 * min(quote.score, 1.0), 3),
+                              {"community_id": theme.community_id, "theme": theme.title})
+        if out.sources:
+            out.mode_answer = render(result, out, language_of(request.question), engine)
+        if result.answer:
             out.graph_answer = result.answer
+        return out
+
+
+def render(result: ThemeAnswer, out: Retrieved, language: str, engine) -> str:
+    ix = engine.index
+    documents = {e.document_id for e in out.evidence}
+    lines = [HEAD["pt" if language == "pt" else "en"].format(d=len(documents))]
+    for i, theme in enumerate(result.themes, start=1):
+        quotes = "; ".join(f"\"{_short(q.text)}\" ({ix.titles[q.row]}) [{out.ids[ix.chunk_ids[q.row]]}]"
+                           for q in theme.quotes)
+        lines.append(f"{i}. {theme.title}: {quotes}")
+    return "\n".join(lines)
+
+
+def _short(text: str, limit: int = 220) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"

@@ -90,7 +90,8 @@ def test_auto_route():
     names = (DEPARTMENTS, PEOPLE, TYPES)
     assert route("Quais riscos se repetem nos contratos de 2024?", True, *names)[0] == "global"
     assert route("Quais riscos se repetem nos contratos de 2024?", False, *names)[0] == "basic"
-    assert route("O CT-2024-0187 cumpre a POL-SI-004?", True, *names)[0] == "hybrid"
+    assert route("O CT-2024-0187 cumpre a POL-SI-004?", True, *names)[0] == "agentic"
+    assert route("O CT-2024-0187 cumpre a POL-SI-004?", False, *names)[0] == "agentic"  # needs no graph
     assert route("Qual o prazo de prestação de contas?", True, *names)[0] == "basic"
     assert route("Quais documentos vencem nos próximos 30 dias?", False, *names)[0] == "catalog"
 

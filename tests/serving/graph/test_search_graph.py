@@ -270,3 +270,38 @@ def test_missing_graph_is_a_clear_error_or_degrades_to_chunk_retrieval(graph, tm
     hybrid = [c.id for c in searcher.hybrid(question, {"public"}).chunks]
     assert hybrid == [c.id for c in searcher.basic(question, {"public"}).chunks]
     assert searcher.global_search(question, {"public"}).answer == NOT_FOUND
+
+
+def test_query_time_themes_quote_only_what_the_caller_may_read(graph):
+    searcher = _searcher(graph)
+    question = "O que fazem Carlos Menezes e a NuvemSul Tecnologia?"
+    for groups in (None, {"public"}, {"juridico"}):
+        answer = searcher.global_themes(question, groups)
+        readable = searcher.store.index.readable_by(frozenset(groups or ()))
+        shown = " ".join(f"{t.title} {' '.join(q.text for q in t.quotes)}" for t in answer.themes)
+        assert answer.themes and all(readable[q.row] for t in answer.themes for q in t.quotes)
+        for secret in (s for group, texts in SECRETS.items() if group not in (groups or ()) for s in texts):
+            assert secret not in shown, (groups, secret)
+        assert "Projeto Fênix" not in shown  # an entity seen only in RH chunks names no theme
+    allowed = searcher.global_themes(question, {"rh"})
+    assert any("Fênix" in q.text for t in allowed.themes for q in t.quotes)
+
+
+def _theme_responder(body):
+    user = body["messages"][1]["content"]
+    if "JSON" in body["messages"][0]["content"]:
+        report = user.split("report_id: ", 1)[1].split()[0]
+        chunk = user.split("[chunks: ", 1)[1].split("]")[0].split(",")[0]
+        return json.dumps({"points": [{"description": "NuvemSul fica em Porto Alegre.", "score": 90,
+                                       "report_ids": [report], "chunk_ids": [chunk]}]})
+    chunk = user.split("Sources (", 1)[1].split(")")[0].split(",")[0]
+    return f"A sede é em Porto Alegre [{chunk}] [com_rh]."
+
+
+def test_query_time_themes_map_reduce_with_an_llm_cites_chunks_only(graph, tmp_path):
+    with FakeOpenAI(_theme_responder) as fake:
+        searcher = _searcher(graph, llm=_llm(fake, tmp_path / "llm"))
+        answer = searcher.global_themes("Qual é a sede da NuvemSul Tecnologia?", {"public"})
+    assert answer.answer and answer.answer.startswith("A sede é em Porto Alegre [")
+    assert "com_rh" not in answer.answer  # only chunk ids of the caller's material survive the reduce
+    assert all("Fênix" not in r["messages"][1]["content"] for r in fake.requests)

@@ -1,0 +1,49 @@
+"""Reading for a comparison: which document states the requirements, which one must meet them, and the
+sections of each that the comparison needs (read through the workflow, so they are in the trace)."""
+
+from __future__ import annotations
+
+import re
+
+from serving.answers.agentic.comparison import requirements
+from serving.answers.agentic.workflow import Workflow
+
+NORMATIVE = ("politica", "pop", "protocolo_gerenciado", "protocolo", "instrucao_trabalho", "manual")
+_REQUIREMENT_HEADING = re.compile(r"requisit|responsabilidad|obriga|diretriz|regras|requirement|responsibilit|"
+                                  r"obligation|rules", re.IGNORECASE)
+
+
+def sides(flow: Workflow) -> tuple[str, list[str]] | None:
+    """(the requirement document, the documents checked against it), or None when the reading has not two
+    sides. The requirement side is the most normative document read (named in the question first)."""
+    ix = flow.box.engine.index
+    docs = flow.box.directory.docs
+    read = list(dict.fromkeys(ix.document_ids[r] for r in flow.out.read))
+    ranked = sorted((d for d in read if docs[d].doc_type in NORMATIVE),
+                    key=lambda d: (d not in flow.out.named, NORMATIVE.index(docs[d].doc_type), read.index(d)))
+    if not ranked:
+        return None
+    required = ranked[0]
+    hopped = {ix.document_ids[r] for r in flow.out.read if flow.depth.get(r, 0) >= 1}
+    others = [d for d in read if d != required and (d in flow.out.named or d in hopped)
+              and docs[d].doc_type != docs[required].doc_type]
+    named = [d for d in others if d in flow.out.named]
+    others = named or others
+    return (required, others) if others else None
+
+
+def read_sides(flow: Workflow, required: str, others: list[str]) -> None:
+    """Read the requirement sections of ``required`` and, for each requirement, the best matching section of
+    ``others`` (one step per document)."""
+    box, ix = flow.box, flow.box.engine.index
+    doc = box.directory.docs[required]
+    sections = [r for r in doc.rows if _REQUIREMENT_HEADING.search(" ".join(ix.heading_paths[r][1:]))]
+    flow._read_rows(sections[:6], 2)
+    texts = [u for r in flow.out.read if ix.document_ids[r] == required for u in requirements(ix.texts[r])]
+    for other in others:
+        mask = box.readable.copy()
+        mask[:] = False
+        mask[list(box.directory.docs[other].rows)] = True
+        wanted = list(dict.fromkeys(row for text in texts for row in box.rank(text, mask, 1)))
+        if wanted:
+            flow._read_rows(wanted, 2)

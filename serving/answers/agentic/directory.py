@@ -1,0 +1,79 @@
+"""What one caller may know about the documents of a snapshot: their ids, titles, types and codes, built from
+the chunks that caller may read (a document none of whose chunks is readable does not exist here)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from serving.answers.agentic.references import CODE, title_key
+from serving.answers.engine import Engine
+
+
+@dataclass(frozen=True)
+class Doc:
+    document_id: str
+    title: str
+    doc_type: str
+    path: str
+    codes: tuple[str, ...]
+    rows: tuple[int, ...]  # chunk rows in reading order
+
+
+_CACHE: dict[int, tuple[object, tuple[Doc, ...]]] = {}
+
+
+def _all_documents(engine: Engine) -> tuple[Doc, ...]:
+    """Every document of the engine's index (cached per index; the caller's view filters it)."""
+    ix = engine.index
+    kept = _CACHE.get(id(ix))
+    if kept is not None and kept[0] is ix:
+        return kept[1]
+    out = []
+    for document_id, rows in engine.documents.items():
+        first = rows[0]
+        title = (engine.catalog.rows.get(document_id) or {}).get("title") or ix.titles[first]
+        head = " ".join([title, ix.paths[first], *(ix.texts[r][:400] for r in rows[:2])])
+        codes = tuple(dict.fromkeys(m.group(0).upper() for m in CODE.finditer(head)))
+        out.append(Doc(document_id, title, str(ix.doc_types[first]), ix.paths[first], codes, tuple(rows)))
+    if len(_CACHE) >= 4:
+        _CACHE.clear()
+    _CACHE[id(ix)] = (ix, tuple(out))
+    return tuple(out)
+
+
+class Directory:
+    """The caller's readable documents, by id, folded title and code."""
+
+    def __init__(self, engine: Engine, readable: np.ndarray) -> None:
+        self.docs = {d.document_id: d for d in _all_documents(engine) if readable[d.rows[0]]}
+        self.titles = {title_key(d.title): d.document_id for d in self.docs.values()}
+        self.codes: dict[str, list[str]] = {}
+        for d in self.docs.values():
+            for code in d.codes:
+                self.codes.setdefault(code, []).append(d.document_id)
+
+    def title_map(self) -> dict[str, str]:
+        """Folded title -> title, for reference detection."""
+        return {key: self.docs[doc].title for key, doc in self.titles.items()}
+
+    def by_code(self, code: str) -> list[str]:
+        return list(self.codes.get(code.upper(), []))
+
+    def lookup(self, query: str, limit: int = 5) -> list[Doc]:
+        """Documents whose code, title or path match the query best (codes first, then shared words)."""
+        codes = [m.group(0).upper() for m in CODE.finditer(query.upper())]
+        words = {w for w in title_key(query).split() if len(w) > 2}
+        scored = []
+        for d in self.docs.values():
+            hay = set(title_key(f"{d.title} {d.path}").split())
+            score = 2.0 * sum(code in d.codes for code in codes) + len(words & hay) / (len(words) or 1)
+            annex = re.search(r"\banexo ([ivx]+|\d+)\b", title_key(query))
+            if annex and f"anexo {annex.group(1)}" in title_key(d.title):
+                score += 1.0
+            if score > 0:
+                scored.append((score, d.document_id))
+        scored.sort(key=lambda s: (-s[0], s[1]))
+        return [self.docs[doc] for _, doc in scored[:limit]]

@@ -1,0 +1,80 @@
+"""Cross-references in a text: what a reader would look up next.
+
+Kinds: ``code`` (a document code: CT-2024-0187, POL-SI-004), ``annex`` ("Anexo III" of the document the text
+belongs to or names), ``annex_generic`` ("anexo contratual", "anexo específico"), ``policy`` ("conforme a
+Política de ..."), ``item`` ("item 7.2", "cláusula 5.2", "seção 3"), ``title`` (the title of another catalog
+document the caller may read) and ``law`` ("Lei nº 13.709/2018"). Each comes with the sentence it was found
+in, whose other words are the terms of the follow-up search."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lakehouse.text import fold
+
+CODE = re.compile(r"\b[A-Z]{2,5}(?:-[A-Z]{2,4})?-\d{2,4}(?:-\d{2,4})?\b")
+ANNEX = re.compile(r"\bAnexo\s+([IVX]{1,5}|\d{1,2})\b", re.IGNORECASE)
+ANNEX_GENERIC = re.compile(r"\banexos?\s+(?:contratua(?:l|is)|espec[ií]fico|de\s+seguran[çc]a)", re.IGNORECASE)
+POLICY = re.compile(r"\b(?:conforme|segundo|de acordo com|nos termos d[ao]|previst[ao]s? n[ao]|exigid[ao]s? "
+                    r"pel[ao]|required by|according to|as set out in)\s+(?:[ao]s?\s+|the\s+)?"
+                    r"((?:Pol[íi]tica|Policy|Procedimento|Manual|Norma|Protocolo|Instru[çc][ãa]o|Standard)"
+                    r"[^.;:()?!\n]{3,90})", re.IGNORECASE)
+ITEM = re.compile(r"\b(?:item|itens|cl[áa]usula|se[çc][ãa]o|subitem|section|clause)\s+(\d{1,2}(?:\.\d{1,2}){0,2})"
+                  r"(?!\d)", re.IGNORECASE)
+LAW = re.compile(r"\bLei\s+(?:Federal\s+)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3}/\d{2,4})", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n+")
+
+
+@dataclass(frozen=True)
+class Reference:
+    kind: str  # code | annex | annex_generic | policy | item | title | law
+    key: str  # normalised: "CT-2024-0187", "III", "7.2", a folded title, "13.709/2018"
+    text: str  # as written
+    sentence: str  # the sentence it was found in
+
+    @property
+    def ident(self) -> tuple[str, str]:
+        return self.kind, self.key
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+
+
+def find(text: str, titles: dict[str, str] | None = None) -> list[Reference]:
+    """References in ``text``, in order of appearance, one per (kind, key). ``titles``: folded title -> title of
+    the catalog documents the caller may read (only those can be matched as ``title``)."""
+    found: dict[tuple[str, str], Reference] = {}
+    for sentence in sentences(text):
+        if sentence.startswith("[") and sentence.endswith("]"):  # the chunk's own "[Title — Section]" line
+            continue
+        for kind, pattern in (("code", CODE), ("annex", ANNEX), ("annex_generic", ANNEX_GENERIC),
+                              ("policy", POLICY), ("item", ITEM), ("law", LAW)):
+            for match in pattern.finditer(sentence):
+                key = _key(kind, match)
+                found.setdefault((kind, key), Reference(kind, key, match.group(0).strip(), sentence))
+        if titles:
+            folded = f" {title_key(sentence)} "
+            for key, title in titles.items():
+                if (len(key) >= 12 or (" " in key and len(key) >= 8)) and f" {key} " in folded:
+                    found.setdefault(("title", key), Reference("title", key, title, sentence))
+    return list(found.values())
+
+
+def _key(kind: str, match: re.Match) -> str:
+    if kind == "code":
+        return match.group(0).upper()
+    if kind == "annex":
+        return match.group(1).upper()
+    if kind == "annex_generic":
+        return "anexo"
+    if kind == "policy":
+        return " ".join(fold(match.group(1)).split())
+    return match.group(1)
+
+
+def title_key(title: str) -> str:
+    """How a catalog title is matched inside a text (folded, punctuation as spaces)."""
+    words = (w.strip("./-") for w in re.sub(r"[^\w./-]", " ", fold(title)).split())
+    return " ".join(w for w in words if w)

@@ -1,0 +1,116 @@
+"""``agentic``: bounded multi-step retrieval (``serving.answers.agentic``). Without an LLM the deterministic workflow
+follows the references the evidence reveals; with one, the model drives the same tools through function
+calling. Sources are the chunks read in the loop, in reading order; a comparison question gets the
+requirement-by-requirement answer. The trace of every step goes to the response and the request log."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from serving.answers.agentic import compare_read, comparison
+from serving.answers.agentic.agent import run_agent
+from serving.answers.agentic.references import ITEM
+from serving.answers.agentic.tools import Toolbox
+from serving.answers.agentic.workflow import Outcome, Workflow
+from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk
+from serving.answers.relevance import terms
+from serving.answers.routing import comparison as is_comparison
+from serving.answers.wording import language_of
+
+log = logging.getLogger(__name__)
+
+MAX_SOURCES = 24
+
+
+class Agentic:
+    name = "agentic"
+    needs_graph = False
+
+    def retrieve(self, request: ModeRequest) -> Retrieved:
+        engine = request.engine
+        box = Toolbox(engine, request.groups, request.vector, request.question)
+        if engine.generator is not None:
+            return self._with_llm(request, box)
+        flow = Workflow(box, request.question, engine.agent_budget, request.filters, request.top_k)
+        outcome = flow.run()
+        pair = compare_read.sides(flow) if is_comparison(request.question) else None
+        if pair is not None:
+            compare_read.read_sides(flow, *pair)
+        out = self._retrieved(request, outcome)
+        if pair is not None:
+            out.mode_answer = _comparison_answer(request, out, box, outcome, *pair)
+        log.info("agentic trace %s", json.dumps({"question": request.question[:200], "steps": out.trace,
+                                                 "stopped": outcome.stopped}, ensure_ascii=False))
+        return out
+
+    def _with_llm(self, request: ModeRequest, box: Toolbox) -> Retrieved:
+        engine = request.engine
+        result = run_agent(box, request.question, engine.agent_budget, engine.generator.client)
+        out = self._retrieved(request, result.outcome)
+        out.warnings += result.warnings
+        out.graph_answer = result.answer or None  # its [chunk id] citations map to the read sources
+        log.info("agentic trace %s", json.dumps({"question": request.question[:200], "steps": out.trace,
+                                                 "stopped": result.outcome.stopped}, ensure_ascii=False))
+        return out
+
+    def _retrieved(self, request: ModeRequest, outcome: Outcome) -> Retrieved:
+        engine = request.engine
+        out = Retrieved(self.name, trace=outcome.trace.as_list())
+        for i, row in enumerate(outcome.read[:MAX_SOURCES]):
+            add_chunk(engine, out, row, 1.0 / (1 + i), {"read_at_step": _step_of(outcome, engine.index.chunk_ids[row])})
+        out.timings["agent_ms"] = round(outcome.trace.seconds() * 1000, 3)
+        out.timings["agent_steps"] = float(len(outcome.trace.steps))
+        out.timings["agent_tokens"] = float(outcome.trace.tokens)
+        if outcome.stopped.startswith("budget"):
+            out.partial = True
+            out.warnings.append(f"stopped at the {outcome.stopped.split(': ')[1]} budget after "
+                                f"{len(outcome.trace.steps)} steps; not followed: "
+                                f"{'; '.join(outcome.missing) or 'nothing pending'}")
+        elif outcome.missing:
+            out.warnings.append(f"references not found: {'; '.join(outcome.missing)}")
+        return out
+
+
+def _step_of(outcome: Outcome, chunk_id: str) -> int:
+    return next((s.n for s in outcome.trace.steps if s.tool == "read_document" and chunk_id in s.ids), 0)
+
+
+def _comparison_answer(request: ModeRequest, out: Retrieved, box: Toolbox, outcome: Outcome, required: str,
+                       others: list[str]) -> str | None:
+    engine = request.engine
+    language = language_of(request.question)
+    by_doc: dict[str, list[tuple[int, str]]] = {}
+    for item in out.evidence:
+        if item.n is not None and item.document_id:
+            by_doc.setdefault(item.document_id, []).append((item.n, item.text))
+    if required not in by_doc or not any(d in by_doc for d in others):
+        return None
+    weights = engine.relevance.weights(request.question, language)
+    idf = _idf(engine)
+    question_terms = set(weights)
+
+    def focus(text: str) -> float:
+        return sum(weights[t] for t in terms(text, language) & question_terms)
+
+    offered = [pair for d in others for pair in by_doc.get(d, [])]
+    items = frozenset(m.group(1) for m in ITEM.finditer(request.question))
+    rows = comparison.compare(by_doc[required], offered, language, idf, focus, items)
+    if not rows:
+        return None
+    docs = box.directory.docs
+    text, _ = comparison.render(rows, docs[required].title, " / ".join(docs[d].title for d in others if d in by_doc),
+                                language)
+    return text
+
+
+def _idf(engine):
+    relevance = engine.relevance
+
+    def weight(term: str) -> float:
+        import math
+
+        df = relevance._df(term)
+        return math.log(1 + (relevance.n - df + 0.5) / (df + 0.5))
+
+    return weight

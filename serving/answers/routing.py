@@ -1,0 +1,31 @@
+"""Which questions need more than one search. A compound question (a comparison, a compliance check, two named
+documents or entities) goes to ``agentic``; everything else keeps the single-hop routes of ``intent.route``.
+
+``comparison`` says whether the answer should be a requirement-by-requirement comparison: "está de acordo com",
+"atende (a)", "cumpre", "conforme", "compatível", "compare", "comply", "match", "consistent with"."""
+
+from __future__ import annotations
+
+import re
+
+from lakehouse.text import fold
+
+_COMPARE = re.compile(r"\b(esta de acordo|estao de acordo|de acordo com|atende[m]?|cumpre[m]?|em conformidade|"
+                      r"compativ\w*|compar\w*|diverge\w*|conflit\w*|diferen[cç]a|mais permissiv\w*|mais restrit\w*|"
+                      r"compl(y|ies|iant|iance)|match(es)?|consistent with|in line with|meet[s]?|conflict\w*|"
+                      r"differ\w*|versus|vs\.?)\b")
+_CODE = re.compile(r"\b[a-z]{2,5}(?:-[a-z]{2,4})?-\d{2,4}(?:-\d{2,4})?\b")
+_NAMED = re.compile(r"\b(anexo [ivx]+|item \d+(?:\.\d+)*|clausula \d+|politica d[aeo] [a-z]+|contrato d[aeo] [a-z]+|"
+                    r"pop d[aeo] [a-z]+|policy|contract)\b")
+
+
+def comparison(question: str) -> bool:
+    """A question that asks whether one document agrees with, meets or differs from another."""
+    return bool(_COMPARE.search(fold(question)))
+
+
+def compound(question: str) -> bool:
+    """A comparison, or a question naming two or more documents (codes, annexes, items, policies, contracts)."""
+    text = fold(question)
+    named = set(_CODE.findall(text)) | {m.group(0) for m in _NAMED.finditer(text)}
+    return comparison(question) and len(named) >= 1 or len(named) >= 2

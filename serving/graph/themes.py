@@ -1,0 +1,181 @@
+"""Global search built at query time (the LazyGraphRAG idea): communities are an index-time structure, every
+summary is deferred to the question and built from the chunks the caller may read.
+
+1. rank the communities of a level by relevance to the question: the BM25 and dense scores of their members'
+   readable evidence chunks (mean of each community's best ``PER_COMMUNITY``), each scaled to its best
+   community, summed;
+2. within the best ``TOP_COMMUNITIES``, rank the readable chunks the same way;
+3. keep the sentences (units) that address the question (IDF-weighted coverage of its terms);
+4. a theme per community: its most connected visible member names, and quotes from as many distinct documents
+   as it has (at least two where they exist), each quote citing its chunk.
+
+No text of a chunk the caller cannot read, and no name of an entity without a readable chunk, can reach a
+theme: the material is the caller's readable chunks, selected at query time. With an LLM, the same material
+goes through map (points rated 0-100 per community) and reduce, whose citations are checked against it."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from models.analysis import analyze, detect_language
+from serving.graph.graph_store import GraphStore, Report
+from serving.graph.visibility import View
+
+TOP_COMMUNITIES = 6
+PER_COMMUNITY = 4  # chunks per community that rank it and that it contributes
+QUOTES = 4  # quotes per theme (one per document)
+MIN_COVERAGE = 0.2
+_BOUNDARY = re.compile(r"(?<=[.!?;])\s+(?=[A-ZÀ-Ý0-9\"“(])")
+
+
+def units(text: str) -> list[str]:
+    """Sentences, list items and table rows of a chunk (its "[Title — Section]" line and headings left out)."""
+    out: list[str] = []
+    header: list[str] | None = None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            header = None
+        if not line or line.startswith(("#", "[")) or set(line) <= set("|-: "):
+            continue
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if header is None:
+                header = cells
+            else:
+                out.append("; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c))
+            continue
+        out.extend(s.strip() for s in _BOUNDARY.split(line) if len(s.strip()) > 15)
+    return [u.replace("**", "") for u in out]
+
+
+@dataclass
+class Quote:
+    row: int
+    text: str
+    score: float
+
+
+@dataclass
+class Theme:
+    community_id: str
+    title: str
+    score: float
+    quotes: list[Quote] = field(default_factory=list)
+
+
+_INCIDENCE: dict[tuple[int, int], tuple[GraphStore, list[str], sp.csr_matrix]] = {}
+
+
+def community_chunks(store: GraphStore, level: int) -> tuple[list[str], sp.csr_matrix]:
+    """(community ids of ``level``, community x chunk-row incidence), cached per store and level."""
+    key = (id(store), level)
+    kept = _INCIDENCE.get(key)
+    if kept is not None and kept[0] is store:
+        return kept[1], kept[2]
+    ids = sorted(c for c, (lvl, _) in store.communities.items() if lvl == level)
+    members = sp.lil_matrix((len(ids), len(store.entity_ids)), dtype=np.float32)
+    for i, community in enumerate(ids):
+        for position in store.communities[community][1]:
+            members[i, position] = 1.0
+    incidence = (members.tocsr() @ store.entity_chunks).tocsr()
+    incidence.data[:] = 1.0
+    if len(_INCIDENCE) > 8:
+        _INCIDENCE.clear()
+    _INCIDENCE[key] = (store, ids, incidence)
+    return ids, incidence
+
+
+def _scaled(values: np.ndarray) -> np.ndarray:
+    top = float(values.max()) if values.size else 0.0
+    return values / top if top > 0 else np.zeros_like(values)
+
+
+def chunk_scores(view: View, question: str) -> np.ndarray:
+    """BM25 + dense similarity of every chunk, each scaled to its best readable chunk; 0 outside the mask."""
+    sparse = view.store.index.sparse.scores(question)
+    sparse = np.where(view.mask, sparse, 0.0)
+    dense = np.clip(view.chunk_similarity, 0.0, None)  # already 0 outside the mask
+    return (_scaled(sparse) + _scaled(dense)).astype(np.float32)
+
+
+def rank_communities(view: View, level: int, scores: np.ndarray) -> list[tuple[str, float, np.ndarray]]:
+    """(community id, score, its best readable chunk rows), best first; communities with nothing readable or
+    nothing relevant are left out."""
+    ids, incidence = community_chunks(view.store, level)
+    ranked = []
+    for i, community in enumerate(ids):
+        rows = incidence.indices[incidence.indptr[i]:incidence.indptr[i + 1]]
+        rows = rows[view.mask[rows]]
+        if not rows.size:
+            continue
+        best = rows[np.lexsort((rows, -scores[rows]))][:PER_COMMUNITY]
+        score = float(scores[best].mean())
+        if score > 0:
+            ranked.append((community, score, best))
+    ranked.sort(key=lambda c: (-c[1], c[0]))
+    return ranked[:TOP_COMMUNITIES]
+
+
+def _weights(view: View, question: str, language: str) -> dict[str, float]:
+    sparse = view.store.index.sparse
+    n = max(sparse.matrix.shape[0], 1)
+    out = {}
+    for term in dict.fromkeys(analyze(question, language)):
+        column = sparse.vocabulary.get(term)
+        df = 0 if column is None else int(sparse.matrix.indptr[column + 1] - sparse.matrix.indptr[column])
+        out[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    return out
+
+
+def _title(view: View, community: str, limit: int = 3) -> str:
+    """The community's most evidenced member names the caller can see (through readable chunks)."""
+    positions = [p for p in view.store.communities[community][1] if view.entity_visible(p)]
+    positions.sort(key=lambda p: (-view.entity_counts[p], view.store.names[p]))
+    return ", ".join(view.store.names[p] for p in positions[:limit])
+
+
+def build_themes(view: View, question: str, level: int) -> tuple[list[Theme], dict[str, float]]:
+    started = time.perf_counter()
+    index = view.store.index
+    language = detect_language(question)
+    weights = _weights(view, question, language)
+    total = sum(weights.values()) or 1.0
+    scores = chunk_scores(view, question)
+    themes, used = [], set()
+    for community, score, rows in rank_communities(view, level, scores):
+        best_per_doc: dict[str, Quote] = {}
+        for row in rows:
+            row = int(row)
+            for unit in units(index.texts[row]):
+                coverage = sum(weights[t] for t in set(analyze(unit, language)) & weights.keys()) / total
+                if coverage < MIN_COVERAGE or unit in used:
+                    continue
+                quote = Quote(row, unit, coverage + 0.1 * float(scores[row]))
+                doc = index.document_ids[row]
+                if doc not in best_per_doc or quote.score > best_per_doc[doc].score:
+                    best_per_doc[doc] = quote
+        quotes = sorted(best_per_doc.values(), key=lambda q: (-q.score, q.row))[:QUOTES]
+        if quotes:
+            used.update(q.text for q in quotes)
+            themes.append(Theme(community, _title(view, community) or community, score, quotes))
+    timings = {"themes_ms": (time.perf_counter() - started) * 1000}
+    return themes, timings
+
+
+def theme_reports(view: View, themes: list[Theme]) -> list[Report]:
+    """The themes as the map step's report blocks (``graph_store.Report``), built from the caller's quotes."""
+    index = view.store.index
+    out = []
+    for theme in themes:
+        ids = [index.chunk_ids[q.row] for q in theme.quotes]
+        out.append(Report(theme.community_id, 0, theme.title, "", [(q.text, [index.chunk_ids[q.row]])
+                                                                    for q in theme.quotes],
+                          theme.score, ids, np.array([q.row for q in theme.quotes], dtype=np.int64), []))
+    return out

@@ -1,0 +1,87 @@
+"""Reference detection, quantities and the requirement-by-requirement comparison, and the router, on text."""
+
+from __future__ import annotations
+
+import pytest
+
+from serving.answers.agentic.comparison import compare, quantities, render
+from serving.answers.agentic.references import find, title_key
+from serving.answers.agentic.trace import Budget, Trace
+from serving.answers.routing import comparison, compound
+
+POLICY = ("7.2 Os dados do Hospital devem ser protegidos por controles de criptografia em repouso e em trânsito, "
+          "descritos em anexo contratual. O terceiro deve notificar o Hospital de qualquer incidente de segurança "
+          "em até **24 (vinte e quatro) horas** a partir do seu conhecimento.\n\n"
+          "5.2 A Segurança da Informação reavalia os terceiros de criticidade alta anualmente.")
+ANNEX = ("2.1 Todos os dados armazenados serão criptografados em repouso com o algoritmo **AES-256**.\n\n"
+         "5.1 A CONTRATADA notificará a CONTRATANTE sobre qualquer incidente de segurança em até **72 (setenta e "
+         "duas) horas** após a confirmação do incidente.\n\n5.2 A notificação será seguida de relatório final em "
+         "até 15 dias.")
+
+
+def test_references_found_in_evidence():
+    text = ("Os controles são descritos em anexo contratual, conforme a Política de Privacidade e Proteção de Dados "
+            "Pessoais. Ver o item 7.2, a cláusula 5 e o Anexo III do CT-2024-0187; Lei nº 13.709/2018; POP-TI-003.")
+    titles = {title_key("Manual do Usuário do PEP Vita"): "Manual do Usuário do PEP Vita"}
+    found = {(r.kind, r.key) for r in find(text + " Consulte o Manual do Usuário do PEP Vita.", titles)}
+    assert {("annex_generic", "anexo"), ("item", "7.2"), ("item", "5"), ("annex", "III"),
+            ("code", "CT-2024-0187"), ("code", "POP-TI-003"), ("law", "13.709/2018"),
+            ("title", "manual do usuario do pep vita")} <= found
+    assert any(k == "policy" and key.startswith("politica de privacidade") for k, key in found)
+    assert not find("[Política de Segurança — 7. Requisitos]\nTexto sem referências.")  # the chunk's own title line
+
+
+def test_references_only_match_titles_the_caller_may_read():
+    text = "Ver o Manual do Usuário do PEP Vita."
+    assert not [r for r in find(text, {}) if r.kind == "title"]
+
+
+def test_quantities_with_bounds_and_units():
+    [q] = quantities("em até **24 (vinte e quatro) horas** a partir")
+    assert (q.value, q.unit, q.bound, q.hours) == (24, "h", "max", 24)
+    assert quantities("por, no mínimo, 12 meses")[0].bound == "min"
+    assert quantities("aviso prévio de 10 dias úteis")[0].unit == "dia útil"
+
+
+def test_comparison_flags_the_conflict_the_match_and_what_is_missing():
+    weight = lambda term: 1.0  # noqa: E731
+    rows = compare([(1, POLICY)], [(2, ANNEX)], "pt", weight, items=frozenset({"7.2"}))
+    verdicts = {r.requirement.split()[1] if r.requirement[0].isdigit() else r.requirement.split()[2]: r
+                for r in rows}
+    crypto = next(r for r in rows if "criptografia" in r.requirement)
+    notify = next(r for r in rows if "notificar" in r.requirement)
+    yearly = next(r for r in rows if "anualmente" in r.requirement)
+    assert crypto.verdict == "meets" and "AES-256" in crypto.evidence
+    assert notify.verdict == "conflict" and "72" in notify.detail and "24" in notify.detail
+    assert "5.1" in notify.evidence  # the notification, not the final report's 15 days
+    assert yearly.verdict == "not_found" and yearly.evidence is None
+    assert rows[0] is crypto and verdicts  # the named item first
+    text, cited = render(rows, "Política", "Anexo III", "pt")
+    assert "NÃO atende" in text and "não encontrado" in text and "não está de acordo" in text
+    assert set(cited) == {1, 2}
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("O prazo de notificação do Anexo III do CT-2024-0187 está de acordo com a Política de Segurança?", True),
+    ("O contrato de hospedagem atende ao item 7.2 da política?", True),
+    ("Does contract CT-2024-0187 comply with POL-SI-004?", True),
+    ("Qual o valor mensal do contrato CT-2024-0187?", False),
+    ("Qual é o prazo para prestar contas de despesas de viagem?", False),
+])
+def test_router_sends_compound_questions_to_agentic(question, expected):
+    assert compound(question) is expected
+
+
+def test_comparison_words():
+    assert comparison("Isso é compatível com o contrato?") and not comparison("Qual o prazo do contrato?")
+
+
+def test_budget_limits():
+    trace = Trace(Budget(max_steps=2, max_tokens=10_000, max_seconds=60))
+    assert trace.exhausted() is None
+    trace.record("search", {}, [], 5, trace.started)
+    trace.record("read_document", {}, [], 5, trace.started)
+    assert trace.exhausted() == "steps"
+    tokens = Trace(Budget(max_steps=10, max_tokens=10, max_seconds=60))
+    tokens.record("read_document", {}, ["a"], 11, tokens.started)
+    assert tokens.exhausted() == "tokens" and tokens.as_list()[0]["ids"] == ["a"]
