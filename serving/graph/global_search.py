@@ -1,5 +1,5 @@
 """Global search. ``search_themes`` (what the ``global`` mode runs) is built at query time from the caller's
-readable chunks (``themes``; see ADR 0008); ``search_global`` is the earlier map-reduce over the visible
+readable chunks (``themes``; see ADR 0010); ``search_global`` is the earlier map-reduce over the visible
 community reports of one level, kept for callers of ``GraphSearcher.global_search``.
 
 Map: reports in batches (by characters) each give rated points (0-100) through the LLM or, without one, the
