@@ -79,8 +79,11 @@ def _retired_snapshots(paths: LakePaths, cutoff: datetime, doomed: set[Version])
     for i, snap in enumerate(snapshots):
         if snap["id"] == current:
             continue
+        created = datetime.fromisoformat(snap["created_at"])
         later = snapshots[i + 1]["created_at"] if i + 1 < len(snapshots) else None
-        retired = datetime.fromisoformat(later) if later else published_at
+        retired = min(datetime.fromisoformat(later), published_at) if later else published_at
+        if created > published_at:  # a candidate frozen after the last publish: the gate has yet to decide
+            retired = datetime.max.replace(tzinfo=UTC)
         if retired <= cutoff or _versions(snapshot_tables(paths, snap["id"]) / "documents.parquet") & doomed:
             out.append(snap["id"])
     return out
