@@ -23,11 +23,12 @@ import pyarrow.parquet as pq
 from lakehouse import schemas as s
 from lakehouse.erasures import append_receipt
 from lakehouse.paths import LakePaths
-from lakehouse.purge import Matcher, remove, sweep
+from lakehouse.purge import Matcher, remove
 from lakehouse.runs import home_lock
 from lakehouse.settings import Settings
 from lakehouse.snapshots import current_id, drop, list_snapshots, read_manifest, snapshot_tables
 from lakehouse.storage import read_json, read_table, write_table
+from lakehouse.sweep import sweep
 from transforms.purge import caches
 from transforms.purge.maintenance import refuse_if_busy, republish
 
