@@ -3,7 +3,7 @@
 Nothing published is edited in place: a rewritten file is written under a temporary name and renamed over the
 old one (``lakehouse.storage.write_table``/``write_json``), so a reader sees the old file or the new one. A
 snapshot's files are hard links, so rewriting ``tables/x.parquet`` never changes a snapshot; snapshots are
-dropped whole (``lakehouse.snapshots``).
+dropped whole (``lakehouse.snapshots``). Scanning and sweeping whole folders: ``lakehouse.sweep``.
 
 Matching is done on the one text fold (case and accents ignored, runs of whitespace as one space), at word
 boundaries, so "thiago martins araujo" finds "Thiago  Martins Araújo" but "ana costa" does not find "Mariana
@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -69,7 +68,7 @@ def _scrub(value: Any, matcher: Matcher) -> tuple[Any, int]:
     return value, 0
 
 
-def _json_text(text: str, suffix: str) -> str:
+def json_text(text: str, suffix: str) -> str:
     """JSON as its values read (``\u00e3`` escapes decoded), or the text itself when it is not JSON."""
     try:
         values = [json.loads(line) for line in text.splitlines() if line.strip()] if suffix == ".jsonl" \
@@ -82,7 +81,7 @@ def _json_text(text: str, suffix: str) -> str:
 def redact_json(path: Path, matcher: Matcher) -> int:
     """Rewrite a JSON (or JSON Lines) file with matching strings replaced; returns how many were."""
     text = path.read_text(encoding="utf-8", errors="replace")
-    if not matcher.search(_json_text(text, path.suffix)):
+    if not matcher.search(json_text(text, path.suffix)):
         return 0
     if path.suffix == ".jsonl":
         rows = [_scrub(json.loads(line), matcher) for line in text.splitlines() if line.strip()]
@@ -205,57 +204,3 @@ def retain_keys(folder: Path, keep: set[str], key: str = "key") -> int:
         else:
             write_table(table.filter(hit), part)
     return removed
-
-
-_TEXT_SUFFIXES = frozenset({".json", ".jsonl", ".txt", ".md", ".log", ".csv", ".yaml", ".yml", ".sql", ".html"})
-
-
-def file_mentions(path: Path, matcher: Matcher) -> bool:
-    """Whether a file's content mentions a needle: Parquet by its values, DuckDB by its tables' values (deferred
-    import: duckdb is only needed here for snapshot databases), anything else by its bytes as text."""
-    if path.suffix == ".parquet":
-        return bool(matching_rows(pq.read_table(path), matcher))
-    if path.suffix == ".duckdb":
-        import duckdb
-
-        with duckdb.connect(str(path), read_only=True) as con:
-            names = [r[0] for r in con.execute("select table_schema || '.' || table_name from "
-                                               "information_schema.tables").fetchall()]
-            return any(matcher.search(str(row)) for name in names
-                       for row in con.execute(f"select * from {name}").fetchall())
-    data = path.read_bytes()
-    text = data.decode("utf-8", errors="replace")
-    if path.suffix in (".json", ".jsonl"):
-        text = _json_text(text, path.suffix)
-    return matcher.search(text) or matcher.search(data.decode("latin-1"))
-
-
-def sweep(folder: Path, matcher: Matcher, record: bool = False) -> Counter[str]:
-    """Remove what mentions a needle under ``folder``. Caches (``record`` false): matching Parquet rows are
-    dropped and any other matching file deleted. Records (``record`` true): matching values are redacted in
-    Parquet and JSON files, other matching files deleted. Returns counts by kind."""
-    counts: Counter[str] = Counter()
-    files = [folder] if folder.is_file() else sorted(p for p in folder.rglob("*") if p.is_file()) \
-        if folder.exists() else []
-    for path in files:
-        if not file_mentions(path, matcher):
-            continue
-        if path.suffix == ".parquet":
-            counts["values" if record else "rows"] += (redact_rows(path, matcher) if record
-                                                       else drop_matching_rows(path, matcher))
-        elif record and path.suffix in (".json", ".jsonl"):
-            counts["values"] += redact_json(path, matcher)
-        else:
-            counts["files"] += remove(path)
-    return counts
-
-
-def mentioning_files(root: Path, matcher: Matcher) -> list[Path]:
-    """Every file under ``root`` whose content mentions a needle (the check an erasure ends with)."""
-    if not root.exists():
-        return []
-    return [p for p in sorted(root.rglob("*")) if p.is_file() and file_mentions(p, matcher)]
-
-
-def mentions_any(root: Path, matcher: Matcher) -> bool:
-    return root.exists() and any(p.is_file() and file_mentions(p, matcher) for p in root.rglob("*"))

@@ -10,7 +10,8 @@ import pyarrow.parquet as pq
 
 from lakehouse.erasures import Blocklist, append_receipt, digest, receipts
 from lakehouse.paths import LakePaths
-from lakehouse.purge import ERASED, Matcher, drop_rows, redact_json, redact_rows, retain_keys, sweep
+from lakehouse.purge import ERASED, Matcher, drop_rows, redact_json, redact_rows, retain_keys
+from lakehouse.sweep import sweep
 from transforms.purge.subjects import subject_needles
 
 

@@ -21,21 +21,12 @@ from lakehouse import schemas as s
 from lakehouse.erasures import Blocklist, append_receipt, close_request, digest, pending_requests
 from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
-from lakehouse.purge import (
-    Matcher,
-    content_files,
-    drop_matching_rows,
-    drop_rows,
-    mentioning_files,
-    mentions_any,
-    redact_rows,
-    remove,
-    sweep,
-)
+from lakehouse.purge import Matcher, content_files, drop_matching_rows, drop_rows, redact_rows, remove
 from lakehouse.runs import home_lock
 from lakehouse.settings import Settings
 from lakehouse.snapshots import current_id, drop, list_snapshots, snapshot_dir
 from lakehouse.storage import read_table
+from lakehouse.sweep import mentioning_files, mentions_any, sweep
 from transforms.purge import caches
 from transforms.purge.maintenance import refuse_if_busy, republish
 from transforms.purge.subjects import find_mentions

@@ -23,11 +23,12 @@ import pyarrow.parquet as pq
 from lakehouse import schemas as s
 from lakehouse.erasures import append_receipt
 from lakehouse.paths import LakePaths
-from lakehouse.purge import Matcher, remove, sweep
+from lakehouse.purge import Matcher, remove
 from lakehouse.runs import home_lock
 from lakehouse.settings import Settings
 from lakehouse.snapshots import current_id, drop, list_snapshots, read_manifest, snapshot_tables
 from lakehouse.storage import read_json, read_table, write_table
+from lakehouse.sweep import sweep
 from transforms.purge import caches
 from transforms.purge.maintenance import refuse_if_busy, republish
 
@@ -79,8 +80,11 @@ def _retired_snapshots(paths: LakePaths, cutoff: datetime, doomed: set[Version])
     for i, snap in enumerate(snapshots):
         if snap["id"] == current:
             continue
+        created = datetime.fromisoformat(snap["created_at"])
         later = snapshots[i + 1]["created_at"] if i + 1 < len(snapshots) else None
-        retired = datetime.fromisoformat(later) if later else published_at
+        retired = min(datetime.fromisoformat(later), published_at) if later else published_at
+        if created > published_at:  # a candidate frozen after the last publish: the gate has yet to decide
+            retired = datetime.max.replace(tzinfo=UTC)
         if retired <= cutoff or _versions(snapshot_tables(paths, snap["id"]) / "documents.parquet") & doomed:
             out.append(snap["id"])
     return out

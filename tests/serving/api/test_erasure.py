@@ -57,6 +57,10 @@ def test_erase_subject_then_gc_leaves_no_trace_and_the_api_answers(home, capsys)
     log = (home / "erasures" / "receipts.jsonl").read_text(encoding="utf-8").splitlines()
     erased = [json.loads(line) for line in log if json.loads(line)["action"] == "erase"]
     assert erased[0]["subject_sha256"] and not list((home / "erasures" / "requests").glob("*.json"))
+    from transforms.pipeline import run_index
+
+    again = run_index(settings_for(home, ocr=False))  # the source still names him: nothing is extracted again
+    assert again.extracted == 0 and traces(home, [PERSON]) == {}
 
     with serve(settings_for(home)) as api:
         hits = api.client.post("/v1/search", json={"question": f"{PERSON} recebimento de materiais",
