@@ -6,7 +6,8 @@ Builds every case with ``scripts/build_extraction_cases.py`` into a temporary fo
 absent), times the table path (the ruled-page probe plus pdfplumber) on the page without a table, and reads
 the structure of the real PDFs in ``shared/datasets/pdfs`` (see its README): LGPD headings, NICS table header,
 gazette headings, and with ``--ocr`` Tesseract's character error rate on ``linn.pdf``. Prints a table and
-writes ``benchmarks/results/<NAME>.json`` (default ``extraction_cases``).
+writes ``benchmarks/results/<NAME>.json`` (default ``extraction_cases``; the committed
+``extraction_cases_before.json`` is ab7fe09, ``extraction_cases_after.json`` this branch, run back to back).
 Only ``extract_document`` and ``extract_metadata`` are used, so the script also runs against older commits.
 """
 

@@ -117,12 +117,13 @@ def test_every_dag_and_task_has_the_failure_callback(dagbag, monkeypatch, caplog
     from lakehouse.settings import get_settings
     from lakerag.orchestration import notify_failure
 
+    def listed(callback) -> list:
+        return callback if isinstance(callback, list) else [callback]
+
     for dag in dagbag.dags.values():
-        callbacks = dag.on_failure_callback if isinstance(dag.on_failure_callback, list) else [dag.on_failure_callback]
-        assert notify_failure in callbacks, dag.dag_id
+        assert notify_failure in listed(dag.on_failure_callback), dag.dag_id
         for task in dag.tasks:
-            assert notify_failure in (task.on_failure_callback or []) or task.on_failure_callback is notify_failure, \
-                (dag.dag_id, task.task_id)
+            assert notify_failure in listed(task.on_failure_callback), (dag.dag_id, task.task_id)
     received: list[dict] = []
 
     class Hook(http.server.BaseHTTPRequestHandler):

@@ -26,7 +26,13 @@ def has_grid(page: pdfium.PdfPage) -> bool:
     xs: set[int] = set()
     ys: set[int] = set()
     seen = 0
+    box = [ctypes.c_float() for _ in range(4)]
     for obj in _paths(page.raw):
+        if not pdfium_c.FPDFPageObj_GetBounds(obj, *(ctypes.byref(v) for v in box)):
+            continue
+        left, bottom, right, top = (v.value for v in box)
+        if right - left < MIN_RULE and top - bottom < MIN_RULE:
+            continue  # a dot, a tick, a glyph part: no rule in it
         count = pdfium_c.FPDFPath_CountSegments(obj)
         seen += count
         if seen > _MAX_SEGMENTS:

@@ -46,10 +46,8 @@ class CellText:
 
 
 def page_tables(page: Any, cell_text: CellText | None = None) -> list[PdfTable]:
-    """Tables on a pdfplumber page with at least two columns and two rows. Glyphs drawn twice (fake bold)
-    are read once."""
+    """Tables on a pdfplumber page with at least two columns and two rows."""
     found = []
-    page = page.dedupe_chars()
     for table in page.find_tables():
         try:
             parsed = _parse(page, table, cell_text)
@@ -69,7 +67,7 @@ def _parse(page: Any, table: Any, cell_text: CellText | None) -> PdfTable | None
     rows: list[list[Cell]] = table.extract()
     cells: list[list[Any]] = [row.cells for row in table.rows]
     if cell_text is not None:
-        rows = [[cell_text(box) if text and box and _LETTER_SPACED.search(text) else text
+        rows = [[cell_text(box) if text and box and _misread(text) else text
                  for text, box in zip(row, boxes, strict=False)] for row, boxes in zip(rows, cells, strict=True)]
     ncols = max((len(r) for r in rows), default=0)
     before: list[str] = []
@@ -89,6 +87,15 @@ def _parse(page: Any, table: Any, cell_text: CellText | None) -> PdfTable | None
         body.extend(_split_row(row))
     body = [r for r in body if any(r)]
     return PdfTable(tuple(table.bbox), to_pipe_table(header, body), before, after)
+
+
+def _misread(text: str) -> bool:
+    """pdfplumber letter-spaced the cell (``0 3 / 2 5``) or read each glyph twice (fake bold: ``NNoommee``);
+    PDFium reads such cells correctly. (pdfplumber's own ``dedupe_chars`` costs seconds on a dense page.)"""
+    if _LETTER_SPACED.search(text):
+        return True
+    letters = "".join(text.split())
+    return len(letters) >= 6 and len(letters) % 2 == 0 and letters[0::2] == letters[1::2]
 
 
 def _spans_all(row: list[Cell]) -> bool:

@@ -16,7 +16,6 @@ from lakehouse.paths import LakePaths
 from lakehouse.runs import StageRecord
 from lakehouse.settings import Settings
 from lakehouse.storage import read_json, write_json, write_table
-from transforms.extraction.unicode import REPLACED
 from transforms.progress import report
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
@@ -25,6 +24,7 @@ from transforms.watchdog import Overrun, Watchdog, WorkerDied, shared
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 2
+REPLACED = "replaced by U+FFFD"  # transforms.extraction.unicode's warning (not imported: parse-time cost)
 STOPPED_TWICE = "stopped the run twice: the run was killed while extracting this file (retried once)"
 
 
