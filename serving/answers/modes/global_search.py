@@ -28,11 +28,11 @@ class Global:
         out.timings["graph_search_ms"] = round((time.perf_counter() - started) * 1000, 3)
         if request.filters is not None and not request.filters.is_empty():
             out.warnings.append("filters do not apply to global search (themes span documents)")
-        for theme in result.themes:
-            for quote in theme.quotes:
-                if engine.index.chunk_ids[quote.row] not in out.ids:
+        for number, theme in enumerate(result.themes, start=1):
+            for quote in theme.quotes:  # the theme's number, not its community id: a community may hold
+                if engine.index.chunk_ids[quote.row] not in out.ids:  # members the caller cannot read
                     add_chunk(engine, out, quote.row, round(100 * min(quote.score, 1.0), 3),
-                              {"community_id": theme.community_id, "theme": theme.title})
+                              {"theme_number": number, "theme": theme.title})
         if out.sources:
             out.mode_answer = render(result, out, language_of(request.question), engine)
         if result.answer:
