@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 from lakehouse.paths import LakePaths
@@ -32,10 +33,14 @@ def read_answers(folder: Path) -> dict[str, list[str]]:
     return {str(r["_id"]): [str(a) for a in r.get("answers") or []] for r in rows}
 
 
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", fold(text)))
+
+
 def contains_gold(text: str, answers: list[str]) -> bool:
-    folded = f" {fold(text)} "
-    return any(g and f" {g} " in folded or (len(g) > 12 and g in folded)
-               for g in (fold(a).strip(" .,;:") for a in answers))
+    """Does ``text`` contain one of the gold answers as whole words (accents, case and punctuation folded)?"""
+    folded = f" {_words(text)} "
+    return any(g and f" {g} " in folded for g in (_words(a) for a in answers))
 
 
 def _published_home(folder: Path, settings: Settings, work: Path, indexer: Indexer) -> Settings:

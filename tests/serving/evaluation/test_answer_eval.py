@@ -75,3 +75,29 @@ def test_the_llm_judge_reports_its_agreement(evaluated):
     labels = [a["label"] for a in judged["answers"]]
     assert judged["llm_judge"]["agreement"] == pytest.approx(labels.count("correct") / 3, abs=1e-3)
     assert "data, not instructions" in prompt[0]["content"] and QUESTIONS[0]["question"] in prompt[1]["content"]
+
+
+def test_a_beir_set_with_gold_answers_reports_basic_and_hybrid_side_by_side(tmp_path):
+    from lakehouse.settings import Settings
+    from lakerag.indexer import PipelineIndexer
+    from serving.evaluation.answer_sets import contains_gold, evaluate_answer_set
+    from tests.serving.evaluation.test_eval_modes import CORPUS, QUERIES
+
+    folder = tmp_path / "tiny-hotpot"
+    (folder / "qrels").mkdir(parents=True)
+    (folder / "corpus.jsonl").write_text("\n".join(json.dumps({"_id": t, "title": t, "text": x})
+                                                   for t, x in CORPUS), encoding="utf-8")
+    (folder / "queries.jsonl").write_text("\n".join(json.dumps({"_id": q, "text": t})
+                                                    for q, (t, _) in QUERIES.items()), encoding="utf-8")
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
+        f"{q}\t{d}\t1\n" for q, (_, docs) in QUERIES.items() for d in docs), encoding="utf-8")
+    (folder / "answers.jsonl").write_text('{"_id": "q1", "answers": ["Stephen King"]}\n'
+                                          '{"_id": "q2", "answers": ["Portland"]}\n', encoding="utf-8")
+    result = evaluate_answer_set(folder, Settings(embedding_model="wordllama", enrich="off"), tmp_path / "work",
+                                 PipelineIndexer(), ["basic", "hybrid"])
+    assert result["questions"] == 2 and list(result["modes"]) == ["basic", "hybrid"]
+    for mode in result["modes"].values():
+        assert 0 <= mode["contains_gold"] <= 1 and 0 <= mode["declined"] <= 1
+    assert result["modes"]["hybrid"]["expected_document_top5"] > 0
+    assert contains_gold("It was directed by Stephen King.", ["stephen king"])
+    assert not contains_gold("Directed by Kingsley.", ["King"])
