@@ -134,8 +134,10 @@ class ApiSettings(BaseSettings):
     keys: SecretStr | None = Field(None, description="The same mapping as inline JSON; never logged.")
     trust_gateway: bool = Field(False, description="Take groups from a gateway header when a request has no key.")
     gateway_header: str = Field("X-Lakerag-Groups", description="The gateway's groups header.")
-    min_relevance: float = Field(0.40, ge=0, le=1, description="Refuse below this evidence coverage (tuned on "
-                                 "the labelled questions).")
+    min_relevance: float = Field(0.50, ge=0, le=1, description="Evidence graded below this score is incorrect; "
+                                 "the answer is refused when no item reaches it (fitted on the labelled questions).")
+    grade_correct_at: float = Field(0.58, ge=0, le=1, description="Evidence graded at or above this score is "
+                                    "correct; between min_relevance and it, ambiguous (the answer is partial).")
     answer_max_tokens: int = Field(600, ge=1, description="Largest LLM answer, in tokens.")
     catalog_table: str = Field("catalog", description="Table of the snapshot's serving.duckdb for the catalog.")
 

@@ -18,14 +18,17 @@ import pyarrow.parquet as pq
 from lakehouse import paths as lp
 from lakehouse.graph_schemas import graph_dir
 from lakehouse.paths import LakePaths
+from lakehouse.schemas import INJECTION
 from lakehouse.settings import Settings
 from lakehouse.snapshots import snapshot_tables
 from lakehouse.storage import read_json
 from models.embedding import Embedder
+from models.injection import find_injections
 from models.rerank import Reranker, load_reranker
 from serving.answers.catalog import Catalog
 from serving.answers.generation import Generator
 from serving.answers.relevance import Relevance
+from serving.answers.versions import family
 from serving.graph import GraphSearcher, GraphStore
 from serving.search.index import PUBLIC, SearchIndex
 from serving.search.retriever import RetrievalConfig, Retriever
@@ -50,6 +53,9 @@ class Engine:
     graph_reason: str | None = None
     generator: Generator | None = None
     loaded_at: float = field(default_factory=time.time)
+    injection: list[tuple[str, ...]] = field(default_factory=list)  # per row: sentences addressing an assistant
+    rows: dict[str, int] = field(default_factory=dict)  # chunk id -> row
+    families: dict[str, list[str]] = field(default_factory=dict)  # title without version markers -> documents
 
     def retriever(self) -> Retriever:
         """A retriever for one request (its timings are per request); the index is shared."""
@@ -82,6 +88,13 @@ def _graph(tables: Path, index: SearchIndex, retriever: Retriever, generator: Ge
     return GraphSearcher(store, retriever, llm, cache_dir=cache_dir, config=config), None
 
 
+def _families(index: SearchIndex, documents: dict[str, list[int]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for document_id, rows in documents.items():
+        out.setdefault(family(index.titles[rows[0]]), []).append(document_id)
+    return out
+
+
 def load_engine(settings: Settings, snapshot_id: str, generator: Generator | None = None,
                 catalog_table: str = "catalog") -> Engine:
     """Load and check one published snapshot; raises ``SnapshotRefused`` (or the loader's error) if broken."""
@@ -95,10 +108,15 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     embedder = checked_embedder(settings, index, (manifest.get("models") or {}).get("embedding"))
     reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
     config = config_from(settings)
-    chunks = pq.read_table(tables / "chunks.parquet", columns=["chunk_id", "ordinal"])
+    has_flags = INJECTION in pq.read_schema(tables / "chunks.parquet").names
+    chunks = pq.read_table(tables / "chunks.parquet",
+                           columns=["chunk_id", "ordinal", *([INJECTION] if has_flags else [])])
     if chunks["chunk_id"].to_pylist() != index.chunk_ids:
         raise SnapshotRefused(f"snapshot {snapshot_id}: chunks.parquet and the index disagree")
     ordinals = chunks["ordinal"].to_pylist()
+    # snapshots from before the column: the same detector, run here
+    injection = [tuple(f or ()) for f in chunks[INJECTION].to_pylist()] if has_flags else \
+        [tuple(find_injections(t)) for t in index.texts]
     documents: dict[str, list[int]] = {}
     for row, document_id in enumerate(index.document_ids):
         documents.setdefault(document_id, []).append(row)
@@ -109,7 +127,8 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     graph, reason = _graph(tables, index, retriever, generator, paths.cache_dir(lp.GRAPH_SEARCH), config)
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
-                    ordinals, graph, reason, generator)
+                    ordinals, graph, reason, generator, injection=injection,
+                    rows={c: r for r, c in enumerate(index.chunk_ids)}, families=_families(index, documents))
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=config)  # smoke query
     log.info("loaded snapshot %s in %.2fs: %d chunks, %d documents, graph %s, catalog from %s", snapshot_id,
              time.perf_counter() - started, len(index), len(documents), "yes" if graph else "no", catalog.source)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from datetime import date
 
-from serving.answers import compose, modes
+from serving.answers import compose, grading, modes, refine
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
 from serving.answers.engine import Engine
@@ -33,7 +33,8 @@ from serving.answers.wording import language_of
 from serving.graph.errors import GraphNotReady, GraphSearchError
 from serving.search.retriever import RetrievalConfig, SearchError
 
-DEFAULT_MIN_RELEVANCE = 0.40
+DEFAULT_MIN_RELEVANCE = grading.AMBIGUOUS_AT
+INJECTION_WARNING = "source [{n}] ({title}) contains instructions addressed to an assistant; they were ignored"
 
 
 def _ms(started: float) -> float:
@@ -41,9 +42,11 @@ def _ms(started: float) -> float:
 
 
 class AnswerService:
-    def __init__(self, holder: SnapshotHolder, min_relevance: float = DEFAULT_MIN_RELEVANCE) -> None:
+    def __init__(self, holder: SnapshotHolder, min_relevance: float = DEFAULT_MIN_RELEVANCE,
+                 correct_at: float = grading.CORRECT_AT) -> None:
         self.holder = holder
         self.min_relevance = min_relevance
+        self.correct_at = max(correct_at, min_relevance)
 
     # -- questions -------------------------------------------------------------------------------------------
     def catalog_names(self, engine: Engine | None = None) -> tuple[list[str], dict[str, list[str]], list[str]]:
@@ -89,22 +92,30 @@ class AnswerService:
             raise InvalidRequest(str(exc)) from exc
         retrieved.timings["embed_ms"] = embed_ms
         weights = engine.relevance.weights(question, language)
+        q = grading.Question.of(question, language, weights, vector)
+        grades = grading.grade_evidence(engine, q, retrieved, self.correct_at, self.min_relevance)
         if mode == "global":  # rated points (0-100) already measure how each report finding covers the question
             relevance = max((e.score for e in retrieved.evidence), default=0.0) / 100
         else:
-            relevance = engine.relevance.score(weights, language, [s.text for s in retrieved.sources])
+            relevance = max((g.score for g in grades.values()), default=0.0)
         missing = engine.relevance.missing_codes(
             weights, lambda: engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters)))
         if missing:
             retrieved.warnings.append(f"no readable document contains {', '.join(m.upper() for m in missing)}")
-        below = relevance < self.min_relevance and mode != "global"
+        retrieved.warnings += [INJECTION_WARNING.format(n=s.n, title=s.title) for s in retrieved.sources if s.flagged]
+        below = all(g.grade == grading.INCORRECT for g in grades.values()) and mode != "global"
         refused = not retrieved.sources or below or missing
         return Prepared(engine, question, language, retrieved.mode_used, req, caller, started, retrieved,
                         relevance=round(relevance, 4), weights=weights,
-                        draft=compose.refusal(language) if refused else None)
+                        draft=compose.refusal(language) if refused else None, q=q, grades=grades)
 
     def fallback(self, state: Prepared) -> compose.Draft:
-        return compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
+        """The extractive answer: corrective (graded strips) when the evidence was graded."""
+        if state.q is None or not state.grades or state.mode_used == "global":
+            return compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
+        request = refine.Request(state.engine, state.q, state.retrieved, state.grades, state.caller.effective,
+                                 self.correct_at, self.min_relevance)
+        return refine.corrective(request, state.language, state.req.filters)
 
     def finish(self, state: Prepared, draft: compose.Draft, request_id: str) -> Answer:
         engine, retrieved, req = state.engine, state.retrieved, state.req
