@@ -155,6 +155,11 @@ class OrchestrationSettings(BaseSettings):
     expiring_within_days: int = Field(30, ge=1, description="Window of the expiring_documents mart.")
     dbt_on_index: bool = Field(False, description="Build the dbt marts at the end of `lakerag index`.")
     snapshot_keep: int = Field(5, ge=1, description="Published snapshots kept on disk.")
+    calibrate: bool = Field(True, description="At publish, fit the fusion's dense share and the refusal threshold "
+                            "on the labelled questions and record them in the snapshot (the API uses them).")
+    calibration_min_questions: int = Field(
+        30, ge=1, description="Fewer labelled questions than this (answerable ones, for the fusion weight): the "
+        "defaults stay.")
 
 
 def _flat_prefix(section: type[BaseSettings]) -> str:

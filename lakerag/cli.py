@@ -81,6 +81,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from serving.evaluation.report import run_eval
 
     modes = [m.strip() for m in (args.modes or "").split(",") if m.strip()]
+    if args.answers:
+        from lakerag.report import print_answer_eval
+        from serving.evaluation.report import run_answer_eval
+
+        print_answer_eval(run_answer_eval(_settings(args), args.dataset, args.work, PipelineIndexer(), modes,
+                                          args.limit, args.json, args.llm_judge))
+        return 0
     result = run_eval(_settings(args), args.dataset, args.work, PipelineIndexer(), args.enrichment, args.limit,
                       args.json, modes)
     print_eval(result)
@@ -159,6 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N queries")
     evaluate.add_argument("--modes", help="also compare query modes, e.g. basic,local,hybrid "
                           "(recall@10 and all_evidence@10 per mode)")
+    evaluate.add_argument("--answers", action="store_true",
+                          help="evaluate answers, not retrieval: label each answer correct / partly / wrong / "
+                          "declined per mode (default mode: auto; BEIR sets with answers.jsonl: basic,hybrid)")
+    evaluate.add_argument("--llm-judge", action="store_true",
+                          help="with --answers: also label with the configured LLM and report agreement")
     evaluate.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     evaluate.set_defaults(func=_cmd_eval)
     snaps = sub.add_parser("snapshots", help="list published snapshots or roll back to one")

@@ -111,3 +111,13 @@ def print_eval(result: dict) -> None:
         console.print(f"mode {mode}: {metrics}")
     if "refusal" in result:
         console.print(f"refusal: {result['refusal']}")
+
+
+def print_answer_eval(result: dict) -> None:
+    """The label table of ``lakerag eval --answers`` (or, for a BEIR set, gold answers contained per mode)."""
+    from serving.evaluation.answer_sets import answer_set_table
+    from serving.evaluation.labels import table
+
+    print(f"{result.get('dataset', '')}: answers, {result.get('questions', '')} questions, commit "
+          f"{result.get('commit', '')}, model {result['settings']['embedding_model']}")
+    print(answer_set_table(result) if "labels" not in next(iter(result["modes"].values()), {}) else table(result))

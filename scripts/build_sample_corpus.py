@@ -81,7 +81,10 @@ QUESTION_FIELDS = (
     "answerable",
     "kind",
 )
-QUESTION_KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal"}
+# Optional fields, written only when a question has them: gold key facts for the answer judge, the documents a
+# multi-hop question must read (the agentic seed's format) with its step budget, and the governance "today".
+OPTIONAL_QUESTION_FIELDS = ("facts", "must_read", "max_steps", "as_of")
+QUESTION_KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
 
 # ------------------------------------------------------------------------------------------------------------
 # Source model
@@ -954,7 +957,18 @@ def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
                 "kind": kind,
             }
         )
-        assert tuple(out[-1]) == QUESTION_FIELDS
+        must_read = [normalize_relpath(p) for p in item.get("must_read_paths", [])]
+        if [p for p in must_read if p not in existing]:
+            raise SystemExit(f"{qid}: must_read path(s) not in the corpus: {must_read}")
+        extra = {
+            "facts": [str(f) for f in item.get("facts", [])],
+            "must_read": [document_id_for(p) for p in must_read],
+            "max_steps": 12 if must_read else None,
+            "as_of": REFERENCE_DATE.isoformat() if kind == "governance" else None,
+        }
+        out[-1].update({k: v for k, v in extra.items() if v})
+        assert tuple(out[-1])[: len(QUESTION_FIELDS)] == QUESTION_FIELDS
+        assert set(tuple(out[-1])[len(QUESTION_FIELDS):]) <= set(OPTIONAL_QUESTION_FIELDS)
     return out
 
 

@@ -31,7 +31,8 @@ FIELDS = (
     "answerable",
     "kind",
 )
-KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal"}
+OPTIONAL = {"facts", "must_read", "max_steps", "as_of"}  # the answer judge's gold facts, multi-hop reading lists
+KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
 
 
 def _build_module():
@@ -152,7 +153,7 @@ def test_questions_have_all_fields(questions):
     ids = [q["id"] for q in questions]
     assert len(set(ids)) == len(ids)
     for q in questions:
-        assert tuple(q) == FIELDS, q["id"]
+        assert tuple(q)[: len(FIELDS)] == FIELDS and set(tuple(q)[len(FIELDS):]) <= OPTIONAL, q["id"]
         assert q["kind"] in KINDS, q["id"]
         assert q["question"].strip() and q["expected_answer"].strip(), q["id"]
         assert isinstance(q["answerable"], bool)
@@ -169,7 +170,7 @@ def test_questions_have_all_fields(questions):
 
 def test_share_of_unanswerable_questions(questions):
     share = sum(not q["answerable"] for q in questions) / len(questions)
-    assert 0.10 <= share <= 0.15
+    assert 0.10 <= share <= 0.20
 
 
 def test_relevant_paths_exist_and_ids_match(questions):

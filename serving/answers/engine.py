@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +52,7 @@ class Engine:
     graph: GraphSearcher | None = None  # None with ``graph_reason`` saying why
     graph_reason: str | None = None
     generator: Generator | None = None
+    min_relevance: float | None = None  # the snapshot's fitted refusal threshold (None: the API's setting)
     loaded_at: float = field(default_factory=time.time)
     injection: list[tuple[str, ...]] = field(default_factory=list)  # per row: sentences addressing an assistant
     rows: dict[str, int] = field(default_factory=dict)  # chunk id -> row
@@ -95,6 +96,17 @@ def _families(index: SearchIndex, documents: dict[str, list[int]]) -> dict[str, 
     return out
 
 
+def calibrated(config: RetrievalConfig, manifest: dict) -> tuple[RetrievalConfig, float | None]:
+    """The retrieval config and refusal threshold with the values fitted at publish (``calibration`` in the
+    snapshot manifest, ``serving.evaluation.calibrate``); unfitted values keep the settings'."""
+    fitted = manifest.get("calibration") or {}
+    weight = fitted.get("fusion_dense_weight")
+    if weight is not None and config.fusion == "weighted":
+        config = replace(config, dense_weight=float(weight))
+    threshold = fitted.get("min_relevance")
+    return config, None if threshold is None else float(threshold)
+
+
 def load_engine(settings: Settings, snapshot_id: str, generator: Generator | None = None,
                 catalog_table: str = "catalog") -> Engine:
     """Load and check one published snapshot; raises ``SnapshotRefused`` (or the loader's error) if broken."""
@@ -107,7 +119,7 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
         raise SnapshotRefused(f"snapshot {snapshot_id} has no chunks")
     embedder = checked_embedder(settings, index, (manifest.get("models") or {}).get("embedding"))
     reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
-    config = config_from(settings)
+    config, min_relevance = calibrated(config_from(settings), manifest)
     has_flags = INJECTION in pq.read_schema(tables / "chunks.parquet").names
     chunks = pq.read_table(tables / "chunks.parquet",
                            columns=["chunk_id", "ordinal", *([INJECTION] if has_flags else [])])
@@ -127,7 +139,7 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     graph, reason = _graph(tables, index, retriever, generator, paths.cache_dir(lp.GRAPH_SEARCH), config)
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
-                    ordinals, graph, reason, generator, injection=injection,
+                    ordinals, graph, reason, generator, min_relevance, injection=injection,
                     rows={c: r for r, c in enumerate(index.chunk_ids)}, families=_families(index, documents))
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=config)  # smoke query
     log.info("loaded snapshot %s in %.2fs: %d chunks, %d documents, graph %s, catalog from %s", snapshot_id,

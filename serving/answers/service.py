@@ -48,6 +48,11 @@ class AnswerService:
         self.min_relevance = min_relevance
         self.correct_at = max(correct_at, min_relevance)
 
+    def thresholds(self, engine: Engine) -> tuple[float, float]:
+        """(correct at, ambiguous at): the refusal threshold is the snapshot's fitted one when it has one."""
+        ambiguous_at = engine.min_relevance if engine.min_relevance is not None else self.min_relevance
+        return max(self.correct_at, ambiguous_at), ambiguous_at
+
     # -- questions -------------------------------------------------------------------------------------------
     def catalog_names(self, engine: Engine | None = None) -> tuple[list[str], dict[str, list[str]], list[str]]:
         """Departments, people (approvers, responsibles) and document types, for reading catalog questions."""
@@ -93,7 +98,8 @@ class AnswerService:
         retrieved.timings["embed_ms"] = embed_ms
         weights = engine.relevance.weights(question, language)
         q = grading.Question.of(question, language, weights, vector)
-        grades = grading.grade_evidence(engine, q, retrieved, self.correct_at, self.min_relevance)
+        correct_at, ambiguous_at = self.thresholds(engine)
+        grades = grading.grade_evidence(engine, q, retrieved, correct_at, ambiguous_at)
         if mode == "global":  # rated points (0-100) already measure how each report finding covers the question
             relevance = max((e.score for e in retrieved.evidence), default=0.0) / 100
         else:
@@ -114,7 +120,7 @@ class AnswerService:
         if state.q is None or not state.grades or state.mode_used == "global":
             return compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
         request = refine.Request(state.engine, state.q, state.retrieved, state.grades, state.caller.effective,
-                                 self.correct_at, self.min_relevance)
+                                 *self.thresholds(state.engine))
         return refine.corrective(request, state.language, state.req.filters)
 
     def finish(self, state: Prepared, draft: compose.Draft, request_id: str) -> Answer:

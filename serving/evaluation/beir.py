@@ -74,3 +74,16 @@ def write_beir_tables(data: BeirSet, paths: LakePaths) -> None:
                           "title": title or doc["_id"], "metadata_source": "none"})
     write_table(pa.Table.from_pylist(chunks, schema=s.CHUNKS), paths.table("chunks"))
     write_table(pa.Table.from_pylist(extracted, schema=s.EXTRACTED), paths.table("extracted"))
+
+
+def write_beir_documents(data: BeirSet, paths: LakePaths) -> None:
+    """A documents table (one public, current row per passage), so that an answer service can open the
+    snapshot's catalog; retrieval evaluation does not need it."""
+    rows = []
+    for doc in data.corpus:
+        body = f"{doc.get('title') or ''}\n{doc.get('text') or ''}" if doc.get("title") else doc.get("text") or ""
+        rows.append({s.DOCUMENT_ID: doc["_id"], s.CONTENT_HASH: sha256_text(doc["_id"], body), s.PATH: doc["_id"],
+                     "size_bytes": len(body), "modified_at": None, "detected_type": "beir", s.DOC_TYPE: "beir",
+                     s.ACCESS_GROUPS: [s.PUBLIC], s.STATUS: "active", "status_reason": None,
+                     "first_seen_run": "beir", "last_seen_run": "beir", "is_current": True})
+    write_table(pa.Table.from_pylist(rows, schema=s.DOCUMENTS), paths.table("documents"))

@@ -44,6 +44,7 @@ def _ranked_documents(hits) -> list[str]:
 def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | None = None) -> dict:
     """Document-level hit@5, hit@10 and MRR@10 of the snapshot's retriever on the answerable questions, each
     asked with its own groups (permissions apply). Queries use the snapshot's own embedding model."""
+    from serving.answers.engine import calibrated
     from serving.evaluation.metrics import mrr_at
     from serving.search.index import SearchIndex
     from serving.search.service import build_retriever, config_from
@@ -51,10 +52,11 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
     questions = questions or questions_path(settings)
     raw = questions.read_bytes()
     rows = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
-    model = read_manifest(LakePaths(settings.home), snapshot_id).get("models", {}).get("embedding")
+    manifest = read_manifest(LakePaths(settings.home), snapshot_id)
+    model = manifest.get("models", {}).get("embedding")
     st = settings.replace(embedding_model=model or settings.index.embedding_model)
     retriever = build_retriever(st, SearchIndex.load(snapshot_tables(LakePaths(st.home), snapshot_id)))
-    config = config_from(st)
+    config, _ = calibrated(config_from(st), manifest)  # the fusion weight the API will serve it with
     scores: dict[str, list[float]] = defaultdict(list)
     by_kind: dict[str, list[float]] = defaultdict(list)
     for row in (r for r in rows if r.get("answerable", True)):
@@ -73,9 +75,30 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
         "questions": str(questions), "questions_sha256": hashlib.sha256(raw).hexdigest(),
         "answerable": answerable,
         "embedding_model": st.index.embedding_model, "config": f"{config.method}/{config.fusion}",
+        "dense_weight": config.dense_weight,
         "metrics": {k: round(sum(v) / len(v), 4) for k, v in sorted(scores.items())},
         "hit@5_by_kind": {k: round(sum(v) / len(v), 4) for k, v in sorted(by_kind.items())},
     }
+
+
+def calibrate_snapshot(settings: Settings, snapshot_id: str, questions: Path) -> dict | None:
+    """Fit the fusion weight and the refusal threshold of ``snapshot_id`` on ``questions`` and record them in its
+    manifest (``calibration``), unless already fitted on the same questions or ``LAKERAG_CALIBRATE`` is off."""
+    from serving.answers.engine import load_engine
+    from serving.evaluation.calibrate import calibrate
+
+    paths = LakePaths(settings.home)
+    if not settings.orchestration.calibrate:
+        return None
+    digest = hashlib.sha256(questions.read_bytes()).hexdigest()
+    stored = read_manifest(paths, snapshot_id).get("calibration")
+    if stored and stored.get("questions_sha256") == digest:
+        return stored
+    rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    fitted = {**calibrate(settings, load_engine(settings, snapshot_id), rows), "questions": str(questions),
+              "questions_sha256": digest}
+    annotate(paths, snapshot_id, {"calibration": fitted})
+    return fitted
 
 
 def _evaluation(settings: Settings, snapshot_id: str, questions: Path) -> dict:
@@ -95,6 +118,7 @@ def evaluate_candidate(settings: Settings, snapshot_id: str) -> dict:
     paths = LakePaths(settings.home)
     questions = questions_path(settings)
     current = current_id(paths)
+    calibrate_snapshot(settings, snapshot_id, questions)
     return {"candidate": {"id": snapshot_id, **_evaluation(settings, snapshot_id, questions)["metrics"]},
             "published": None if current is None else
             {"id": current, **_evaluation(settings, current, questions)["metrics"]}}
@@ -122,6 +146,7 @@ def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | N
     if not (snapshot_dir(paths, snapshot_id) / "serving.duckdb").exists():
         raise SnapshotError(f"snapshot {snapshot_id} has no serving.duckdb yet; run the dbt build first")
     questions = questions_path(settings)
+    calibrate_snapshot(settings, snapshot_id, questions)  # before the evaluation, which serves with its values
     candidate = _evaluation(settings, snapshot_id, questions)
     published = _evaluation(settings, current, questions)["metrics"] if current else None
     result = compare(candidate["metrics"], published, tolerance, snapshot_id, current)
