@@ -138,6 +138,8 @@ class ApiSettings(BaseSettings):
                                  "the answer is refused when no item reaches it (fitted on the labelled questions).")
     grade_correct_at: float = Field(0.58, ge=0, le=1, description="Evidence graded at or above this score is "
                                     "correct; between min_relevance and it, ambiguous (the answer is partial).")
+    grade_with_llm: bool = Field(True, description="With an LLM configured, it re-grades the evidence the "
+                                 "deterministic grade kept (JSON verdict per passage, cached by request hash).")
     answer_max_tokens: int = Field(600, ge=1, description="Largest LLM answer, in tokens.")
     catalog_table: str = Field("catalog", description="Table of the snapshot's serving.duckdb for the catalog.")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from datetime import date
 
-from serving.answers import compose, grading, modes, refine
+from serving.answers import compose, grading, llm_grading, modes, refine
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
 from serving.answers.engine import Engine
@@ -43,10 +43,11 @@ def _ms(started: float) -> float:
 
 class AnswerService:
     def __init__(self, holder: SnapshotHolder, min_relevance: float = DEFAULT_MIN_RELEVANCE,
-                 correct_at: float = grading.CORRECT_AT) -> None:
+                 correct_at: float = grading.CORRECT_AT, grade_with_llm: bool = True) -> None:
         self.holder = holder
         self.min_relevance = min_relevance
         self.correct_at = max(correct_at, min_relevance)
+        self.grade_with_llm = grade_with_llm  # when the snapshot's engine has an LLM and the request generates
 
     def thresholds(self, engine: Engine) -> tuple[float, float]:
         """(correct at, ambiguous at): the refusal threshold is the snapshot's fitted one when it has one."""
@@ -110,6 +111,11 @@ class AnswerService:
             retrieved.warnings.append(f"no readable document contains {', '.join(m.upper() for m in missing)}")
         retrieved.warnings += [INJECTION_WARNING.format(n=s.n, title=s.title) for s in retrieved.sources if s.flagged]
         below = all(g.grade == grading.INCORRECT for g in grades.values()) and mode != "global"
+        if self.grade_with_llm and engine.generator is not None and req.generate and not (below or missing):
+            t = time.perf_counter()
+            llm_grading.regrade(engine.generator.client, question, retrieved, grades)
+            retrieved.timings["grading_ms"] = _ms(t)
+            below = all(g.grade == grading.INCORRECT for g in grades.values()) and mode != "global"
         refused = not retrieved.sources or below or missing
         return Prepared(engine, question, language, retrieved.mode_used, req, caller, started, retrieved,
                         relevance=round(relevance, 4), weights=weights,

@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
     if holder.generator is None:
         holder.generator = Generator.from_settings(settings, LakePaths(settings.home).cache_dir(lp.LLM_ANSWERS),
                                                    api.answer_max_tokens)
-    service = AnswerService(holder, api.min_relevance, api.grade_correct_at)
+    service = AnswerService(holder, api.min_relevance, api.grade_correct_at, api.grade_with_llm)
 
     def startup() -> None:
         if watch:
