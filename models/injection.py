@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-DETECTOR_VERSION = "injection-v1"
+DETECTOR_VERSION = "injection-v2"
 
 _AI = (r"(?:assistente(?:s)? (?:de ia|virtua(?:l|is)|de intelig[eê]ncia artificial)|intelig[eê]ncia artificial|"
        r"\bias?\b|modelos? de linguagem|chatbots?|\bllms?\b|\bgpt\b|language models?|\bai\b(?: assistants?| models?"
@@ -38,7 +38,8 @@ _STRONG = [re.compile(p, re.IGNORECASE) for p in (
     r"<\|?(?:im_start|im_end|system|endoftext)\|?>|\[/?INST\]|^#{2,3} ?(?:instruction|system)\b",
     rf"(?:^|[.:;!?]\s*)(?:se voc[eê] (?:[eé]|for) (?:um|uma) {_AI}|if you are an? {_AI}|"
     rf"(?:nota|aviso|aten[cç][aã]o|instru[cç][oõ]es) (?:para|ao|aos|à|às) (?:o |a |os |as )?{_AI}|"
-    rf"(?:note|message|instructions?|attention) (?:to|for) (?:any |all |the )?{_AI}|"
+    rf"(?:note|message|instructions?|attention) (?:to|for) (?:any |all |the )?(?:{_AI}|assistants?\b)|"
+    rf"(?:nota|aviso|instru[cç](?:[aã]o|[oõ]es)) (?:para|ao|à) (?:o |a )?assistente\b|"
     rf"(?:when|if) an? {_AI} reads?|quando (?:um|uma) {_AI} (?:ler|processar)|"
     rf"(?:aten[cç][aã]o|attention|car[oa]|prezad[oa]|dear|hey|ol[aá]),? {_AI}\s*[:,])",
     rf"^(?:assistente|assistant|{_AI})\s*[:,]\s*\w+",
@@ -54,7 +55,7 @@ _WEAK = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:a resposta (?:correta |certa )?[eé]|the (?:correct |right )?answer is)\b",
     r"\b(?:n[aã]o mencione|never mention|do not mention|don't mention|n[aã]o revele)\b",
 )]
-_BOUNDARY = re.compile(r"(?<=[.!?;])\s+|\n+")
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def _fold(text: str) -> str:

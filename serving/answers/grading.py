@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -103,6 +104,7 @@ class Question:
     vector: np.ndarray | None = None
     kind_terms: frozenset[str] = frozenset()  # terms of the words asking for it ("prazo"): a fact of it covers them
     parts: bool = False  # it asks more than one thing ("qual empresa ... e qual o valor")
+    absent: tuple[str, ...] = ()  # question words no chunk of the corpus holds (set by the caller)
 
     @classmethod
     def of(cls, text: str, language: str, weights: dict[str, float], vector: np.ndarray | None = None) -> Question:
@@ -125,14 +127,20 @@ def _logistic(features: dict[str, float]) -> float:
     return 1 / (1 + math.exp(-z))
 
 
+@lru_cache(maxsize=50_000)
+def _prefixes(present: frozenset[str]) -> frozenset[str]:
+    """Every prefix of ``PREFIX_MIN`` or more characters of the terms (cached: texts recur across requests)."""
+    return frozenset(p[:k] for p in present for k in range(PREFIX_MIN, len(p) + 1))
+
+
 def _held(q: Question, present: frozenset[str]) -> frozenset[str]:
     """The question's terms among ``present``; a term of 5 or more characters also matches the terms it starts
     or that start it (the stemmer reads "prestar" as prest, "prestação" as prestaca)."""
     out = {t for t in q.weights if t in present}
-    for t in q.weights.keys() - out:
-        if len(t) >= PREFIX_MIN and any(p.startswith(t) or (len(p) >= PREFIX_MIN and t.startswith(p))
-                                        for p in present):
-            out.add(t)
+    missing = [t for t in q.weights if t not in out and len(t) >= PREFIX_MIN]
+    if missing:
+        starts = _prefixes(present)
+        out.update(t for t in missing if t in starts or any(t[:k] in present for k in range(PREFIX_MIN, len(t))))
     return frozenset(out)
 
 
@@ -152,7 +160,8 @@ def features(q: Question, text: str, context: str, dense: float | None,
         own = _held(q, terms(u, q.language))
         if holds is not None and holds.search(u):  # it states the kind of fact asked for ("20 a 30 segundos")
             own |= q.kind_terms
-        if own and not overlaps(u, flagged):  # it says something of the question itself, not only its heading
+        if own - set(q.codes) and not overlaps(u, flagged):  # it says something of the question itself, not
+            # only its heading or a code (a running header "Contrato CT-2024-0178 - Página 1" is not an answer)
             score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in heading - own))
             scored.append(Strip(u, i, score / total, own | heading))
     best = max((s.score for s in scored), default=0.0)

@@ -126,7 +126,7 @@ def _versions(req: Request, chosen: list[int]) -> tuple[list[int], list[int], se
                 main.insert(main.index(members[0]), m)
                 members = [m, *members]
                 docs.add(current)
-        if len(docs) < 2:
+        if len(docs) < 2 or not _distinct(req, docs):
             continue
         currents.add(current or "")
         lead = next((req.item(n).document_id for n in members
@@ -137,6 +137,12 @@ def _versions(req: Request, chosen: list[int]) -> tuple[list[int], list[int], se
                 main.remove(n)
                 older.append(n)
     return main, older, currents
+
+
+def _distinct(req: Request, docs: set[str | None]) -> bool:
+    """The documents are versions of one another: an archived one, or different version numbers."""
+    ranks = {req._rank(d) for d in docs if d}
+    return len(ranks) > 1
 
 
 def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
@@ -173,6 +179,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     if not chosen:
         return refusal(language)
     status = "answered" if req.grades[chosen[0]].grade == CORRECT else "partial"
+    if status == "partial" and req.q.absent:  # it asks about something no document holds ("UTI pediátrica")
+        return refusal(language)
     main, older, currents = _versions(req, _primaries(req, chosen))
     picked = _strips(req, main)
     if not picked:
@@ -191,8 +199,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
             doc = req.item(n).document_id or req.item(n).id
             if doc not in best_of or (-s.score, s.values) < (-best_of[doc][1].score, best_of[doc][1].values):
                 best_of[doc] = (n, s)
-    for n, s in best_of.values():
-        lines.append(f"{label(n)}{s.text} [{n}]")
+    for n, s in best_of.values():  # named and cited; its own rule quoted only when the question names a version
+        lines.append(f"{label(n)}{s.text} [{n}]" if asked_version(req.q.text) is not None else f"{label(n)}[{n}]")
     if status == "partial":
         missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
         words = [w for w in req.grades[chosen[0]].missing if w in missing][:5]

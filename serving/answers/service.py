@@ -4,6 +4,7 @@ service once (so a snapshot switch never splits a request) and applies the calle
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import date
 
 from serving.answers import compose, grading, llm_grading, modes, refine
@@ -99,6 +100,7 @@ class AnswerService:
         retrieved.timings["embed_ms"] = embed_ms
         weights = engine.relevance.weights(question, language)
         q = grading.Question.of(question, language, weights, vector)
+        q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights if engine.relevance.df(t) == 0))
         correct_at, ambiguous_at = self.thresholds(engine)
         grades = grading.grade_evidence(engine, q, retrieved, correct_at, ambiguous_at)
         if mode == "global":  # rated points (0-100) already measure how each report finding covers the question

@@ -39,7 +39,8 @@ def test_the_chunk_table_stores_the_planted_instruction(sample_home):
     tables = snapshot_tables(LakePaths(sample_home), current_id(LakePaths(sample_home)))
     chunks = pq.read_table(tables / "chunks.parquet", columns=["path", "injection"]).to_pylist()
     flagged = {c["path"] for c in chunks if c["injection"]}
-    assert flagged == {"Diversos/FAQ Financeiro - Dúvidas Frequentes.md"}
+    assert "Diversos/FAQ Financeiro - Dúvidas Frequentes.md" in flagged
+    assert not any(path.startswith(("Políticas/", "POPs/", "Contratos/")) for path in flagged)
 
 
 def test_readme_example_answers_from_the_current_policy_names_the_superseded_one_and_ignores_the_faq(api):
@@ -51,7 +52,7 @@ def test_readme_example_answers_from_the_current_policy_names_the_superseded_one
     first, second = body["answer"].splitlines()[:2]
     assert first.startswith("Versão vigente (Política de Reembolso de Despesas de Viagem v3)")
     assert second.startswith("Versão substituída (Política de Reembolso de Despesas de Viagem v2), não mais válida")
-    assert "30 (trinta) dias corridos" in second
+    assert second.endswith("]") and "30" not in second  # named and cited, its old rule not restated
     assert any("instructions addressed to an assistant" in w and "FAQ" in w for w in body["warnings"])
     graded = [e for e in body["evidence"] if e["kind"] == "chunk"]
     assert graded and all(e["grade"] in ("correct", "ambiguous", "incorrect") and e["grade_reason"] for e in graded)
@@ -78,8 +79,8 @@ def test_evidence_that_covers_no_part_of_the_question_is_refused_with_where_to_l
 
 def test_only_ambiguous_evidence_gives_a_partial_answer_that_says_what_is_missing(api):
     service = AnswerService(api.holder, min_relevance=0.3, correct_at=0.99)
-    question = "Qual é o prazo para prestar contas de despesas de viagem de helicóptero?"
+    question = "Qual é o prazo para prestar contas de despesas de viagem a congressos?"
     answer = service.query(QueryRequest(question, mode="basic"), Caller("t", frozenset()), "r")
     assert answer.status == "partial" and answer.citations
-    assert answer.answer.splitlines()[-1] == "Os trechos encontrados não cobrem: helicóptero."
+    assert answer.answer.splitlines()[-1] == "Os trechos encontrados não cobrem: congressos."
     assert {e.grade for e in answer.evidence if e.kind == "chunk"} <= {"ambiguous", "incorrect"}
