@@ -68,6 +68,7 @@ function describe(item) {
 }
 
 function renderResult(data) {
+  window.lastAnswer = data;
   evidenceByN = new Map(data.evidence.filter((e) => e.n !== null && e.n !== undefined).map((e) => [e.n, e]));
   $("result").hidden = false;
   $("answer-status").textContent = STATUS[data.status] || data.status;
