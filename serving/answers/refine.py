@@ -179,7 +179,7 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     if not chosen:
         return refusal(language)
     status = "answered" if req.grades[chosen[0]].grade == CORRECT else "partial"
-    if status == "partial" and req.q.absent:  # it asks about something no document holds ("UTI pediátrica")
+    if status == "partial" and len(req.q.absent) > 1:  # it asks about things no document holds
         return refusal(language)
     main, older, currents = _versions(req, _primaries(req, chosen))
     picked = _strips(req, main)
