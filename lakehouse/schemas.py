@@ -12,6 +12,7 @@ ACCESS_GROUPS = "access_groups"
 DOC_TYPE = "doc_type"
 STATUS = "status"
 RUN_ID = "run_id"
+INJECTION = "injection"  # chunks: sentences flagged as instructions to an assistant (models.injection)
 
 PUBLIC = "public"  # the access group every caller has, with or without a key
 STATUS_ACTIVE = "active"
@@ -110,8 +111,10 @@ CHUNKS = pa.schema(
         pa.field("title", pa.string(), nullable=False),
         pa.field(DOC_TYPE, pa.string(), nullable=False),
         pa.field(ACCESS_GROUPS, _groups, nullable=False),
+        pa.field(INJECTION, pa.list_(pa.string())),
     ],
-    metadata={"description": "silver: chunks of current active documents, with their access groups"},
+    metadata={"description": "silver: chunks of current active documents, with their access groups and the "
+                             "sentences that address an assistant (models.injection), which answers never quote"},
 )
 
 QUARANTINE = pa.schema(

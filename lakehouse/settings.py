@@ -155,8 +155,12 @@ class ApiSettings(BaseSettings):
     keys: SecretStr | None = Field(None, description="The same mapping as inline JSON; never logged.")
     trust_gateway: bool = Field(False, description="Take groups from a gateway header when a request has no key.")
     gateway_header: str = Field("X-Lakerag-Groups", description="The gateway's groups header.")
-    min_relevance: float = Field(0.40, ge=0, le=1, description="Refuse below this evidence coverage (tuned on "
-                                 "the labelled questions).")
+    min_relevance: float = Field(0.50, ge=0, le=1, description="Evidence graded below this score is incorrect; "
+                                 "the answer is refused when no item reaches it (fitted on the labelled questions).")
+    grade_correct_at: float = Field(0.58, ge=0, le=1, description="Evidence graded at or above this score is "
+                                    "correct; between min_relevance and it, ambiguous (the answer is partial).")
+    grade_with_llm: bool = Field(True, description="With an LLM configured, it re-grades the evidence the "
+                                 "deterministic grade kept (JSON verdict per passage, cached by request hash).")
     answer_max_tokens: int = Field(600, ge=1, description="Largest LLM answer, in tokens.")
     catalog_table: str = Field("catalog", description="Table of the snapshot's serving.duckdb for the catalog.")
     encoder_threads: int = Field(0, ge=0, description="Query-encoder engine threads per API process (OpenMP/torch); "

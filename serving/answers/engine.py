@@ -18,15 +18,18 @@ import pyarrow.parquet as pq
 from lakehouse import paths as lp
 from lakehouse.graph_schemas import graph_dir
 from lakehouse.paths import LakePaths
+from lakehouse.schemas import INJECTION
 from lakehouse.settings import Settings
 from lakehouse.snapshots import snapshot_tables
 from lakehouse.storage import read_json
 from models.embedding import Embedder
+from models.injection import find_injections
 from models.rerank import Reranker, load_reranker
 from serving.answers.agentic.trace import Budget
 from serving.answers.catalog import Catalog
 from serving.answers.generation import Generator
 from serving.answers.relevance import Relevance
+from serving.answers.versions import family
 from serving.graph import GraphSearcher, GraphStore
 from serving.search.encoder_service import EncoderService
 from serving.search.index import PUBLIC, SearchIndex
@@ -56,6 +59,9 @@ class Engine:
     loaded_at: float = field(default_factory=time.time)
     pages: PageSearcher | None = None  # the page-image signal, when a vision model is configured
     agent_budget: Budget = field(default_factory=Budget)  # the agentic mode's limits (settings.api.agent_*)
+    injection: list[tuple[str, ...]] = field(default_factory=list)  # per row: sentences addressing an assistant
+    rows: dict[str, int] = field(default_factory=dict)  # chunk id -> row
+    families: dict[str, list[str]] = field(default_factory=dict)  # title without version markers -> documents
 
     def retriever(self, pages: bool = True) -> Retriever:
         """A retriever for one request (its timings are per request); the index is shared. ``pages``: with the
@@ -90,6 +96,13 @@ def _graph(tables: Path, index: SearchIndex, retriever: Retriever, generator: Ge
     return GraphSearcher(store, retriever, llm, cache_dir=cache_dir, config=config), None
 
 
+def _families(index: SearchIndex, documents: dict[str, list[int]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for document_id, rows in documents.items():
+        out.setdefault(family(index.titles[rows[0]]), []).append(document_id)
+    return out
+
+
 def calibrated(config: RetrievalConfig, manifest: dict) -> tuple[RetrievalConfig, float | None]:
     """The retrieval config and refusal threshold with the values fitted at publish (``calibration`` in the
     snapshot manifest, ``serving.evaluation.calibrate``); unfitted values keep the settings'."""
@@ -120,10 +133,15 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
         embedder = encoder.bind(embedder)
     reranker = load_reranker(settings.index.reranker_model) if settings.index.reranker_model else None
     config, min_relevance = calibrated(config_from(settings), manifest)
-    chunks = pq.read_table(tables / "chunks.parquet", columns=["chunk_id", "ordinal"])
+    has_flags = INJECTION in pq.read_schema(tables / "chunks.parquet").names
+    chunks = pq.read_table(tables / "chunks.parquet",
+                           columns=["chunk_id", "ordinal", *([INJECTION] if has_flags else [])])
     if chunks["chunk_id"].to_pylist() != index.chunk_ids:
         raise SnapshotRefused(f"snapshot {snapshot_id}: chunks.parquet and the index disagree")
     ordinals = chunks["ordinal"].to_pylist()
+    # snapshots from before the column: the same detector, run here
+    injection = [tuple(f or ()) for f in chunks[INJECTION].to_pylist()] if has_flags else \
+        [tuple(find_injections(t)) for t in index.texts]
     documents: dict[str, list[int]] = {}
     for row, document_id in enumerate(index.document_ids):
         documents.setdefault(document_id, []).append(row)
@@ -136,7 +154,8 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
     engine = Engine(snapshot_id, tables, index, embedder, reranker, config, catalog, Relevance(index),
                     documents,
                     ordinals, graph, reason, generator, min_relevance=min_relevance,
-                    pages=load_page_searcher(settings, tables) if dense else None)
+                    pages=load_page_searcher(settings, tables) if dense else None, injection=injection,
+                    rows={c: r for r, c in enumerate(index.chunk_ids)}, families=_families(index, documents))
     probe = config if dense else RetrievalConfig(**{**config.__dict__, "method": "bm25"})
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=probe)  # smoke query
     engine.agent_budget = Budget(settings.api.agent_max_steps, settings.api.agent_max_tokens,

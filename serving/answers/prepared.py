@@ -8,6 +8,7 @@ from serving.answers import compose, modes
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
 from serving.answers.engine import Engine
+from serving.answers.grading import Grade, Question
 from serving.answers.rewrite import FollowUp
 from serving.answers.types import QueryRequest
 
@@ -31,3 +32,5 @@ class Prepared:
     catalog: tuple[CatalogQuery, list, int] | None = None
     draft: compose.Draft | None = None
     followup: FollowUp | None = None  # the follow-up as rewritten from the conversation's earlier turns
+    q: Question | None = None  # the question as grading reads it (None for catalog listings)
+    grades: dict[int, Grade] = field(default_factory=dict)  # source number -> grade of that evidence

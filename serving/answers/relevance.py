@@ -34,6 +34,10 @@ class Relevance:
         self.sparse = index.sparse
         self.n = max(self.sparse.matrix.shape[0], 1)
 
+    def df(self, term: str) -> int:
+        """Chunks that hold ``term``."""
+        return self._df(term)
+
     def _df(self, term: str) -> int:
         column = self.sparse.vocabulary.get(term)
         matrix = self.sparse.matrix

@@ -4,11 +4,12 @@ service once (so a snapshot switch never splits a request) and applies the calle
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import date
 
 import msgspec
 
-from serving.answers import compose, modes, page_images, rewrite
+from serving.answers import compose, grading, llm_grading, modes, page_images, refine, rewrite
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
 from serving.answers.catalog_search import mention_filters, search_catalog
@@ -39,7 +40,8 @@ from serving.answers.wording import language_of
 from serving.graph.errors import GraphNotReady, GraphSearchError
 from serving.search.retriever import RetrievalConfig, SearchError
 
-DEFAULT_MIN_RELEVANCE = 0.40
+DEFAULT_MIN_RELEVANCE = grading.AMBIGUOUS_AT
+INJECTION_WARNING = "source [{n}] ({title}) contains instructions addressed to an assistant; they were ignored"
 
 
 def _ms(started: float) -> float:
@@ -48,11 +50,19 @@ def _ms(started: float) -> float:
 
 class AnswerService:
     def __init__(self, holder: SnapshotHolder, min_relevance: float = DEFAULT_MIN_RELEVANCE,
-                 conversations: Conversations | None = None, rewrite_with_llm: bool = True) -> None:
+                 conversations: Conversations | None = None, rewrite_with_llm: bool = True,
+                 correct_at: float = grading.CORRECT_AT, grade_with_llm: bool = True) -> None:
         self.holder = holder
         self.min_relevance = min_relevance
         self.conversations = conversations or Conversations()
         self.rewrite_with_llm = rewrite_with_llm
+        self.correct_at = max(correct_at, min_relevance)
+        self.grade_with_llm = grade_with_llm  # when the snapshot's engine has an LLM and the request generates
+
+    def thresholds(self, engine: Engine) -> tuple[float, float]:
+        """(correct at, ambiguous at): the refusal threshold is the snapshot's fitted one when it has one."""
+        ambiguous_at = engine.min_relevance if engine.min_relevance is not None else self.min_relevance
+        return max(self.correct_at, ambiguous_at), ambiguous_at
 
     # -- questions -------------------------------------------------------------------------------------------
     def catalog_names(self, engine: Engine | None = None) -> tuple[list[str], dict[str, list[str]], list[str]]:
@@ -105,20 +115,30 @@ class AnswerService:
             raise InvalidRequest(str(exc)) from exc
         retrieved.timings["embed_ms"] = embed_ms
         weights = engine.relevance.weights(question, language)
+        q = grading.Question.of(question, language, weights, vector)
+        q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights if engine.relevance.df(t) == 0))
+        correct_at, ambiguous_at = self.thresholds(engine)
+        grades = grading.grade_evidence(engine, q, retrieved, correct_at, ambiguous_at)
         if mode == "global":  # rated points (0-100) already measure how each report finding covers the question
             relevance = max((e.score for e in retrieved.evidence), default=0.0) / 100
         else:
-            relevance = engine.relevance.score(weights, language, [s.text for s in retrieved.sources])
+            relevance = max((g.score for g in grades.values()), default=0.0)
         missing = engine.relevance.missing_codes(
             weights, lambda: engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters)))
         if missing:
             retrieved.warnings.append(f"no readable document contains {', '.join(m.upper() for m in missing)}")
-        threshold = engine.min_relevance if engine.min_relevance is not None else self.min_relevance
-        below = relevance < threshold and mode != "global"
+        retrieved.warnings += [INJECTION_WARNING.format(n=s.n, title=s.title) for s in retrieved.sources if s.flagged]
+        below = all(g.grade == grading.INCORRECT for g in grades.values()) and mode != "global"
+        if self.grade_with_llm and engine.generator is not None and req.generate and not (below or missing):
+            t = time.perf_counter()
+            llm_grading.regrade(engine.generator.client, question, retrieved, grades)
+            retrieved.timings["grading_ms"] = _ms(t)
+            below = all(g.grade == grading.INCORRECT for g in grades.values()) and mode != "global"
         refused = not retrieved.sources or below or missing
         return Prepared(engine, question, language, retrieved.mode_used, req, caller, started, retrieved,
                         relevance=round(relevance, 4), weights=weights,
-                        draft=compose.refusal(language) if refused else None, followup=followup)
+                        draft=compose.refusal(language) if refused else None, followup=followup, q=q,
+                        grades=grades)
 
     def follow_up(self, req: QueryRequest, question: str, caller: Caller, engine: Engine,
                   language: str) -> rewrite.FollowUp:
@@ -130,8 +150,15 @@ class AnswerService:
                                    engine.catalog, caller.effective, language, chat)
 
     def fallback(self, state: Prepared) -> compose.Draft:
-        extractive = compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
-        if state.retrieved.mode_answer:  # the mode wrote its own answer (agentic comparison, global themes)
+        """The extractive answer: corrective (graded strips) when the evidence was graded; a mode that wrote its
+        own answer (agentic comparison, global themes) keeps it, checked against the evidence."""
+        if state.q is None or not state.grades or state.mode_used == "global":
+            extractive = compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
+        else:
+            request = refine.Request(state.engine, state.q, state.retrieved, state.grades, state.caller.effective,
+                                     *self.thresholds(state.engine))
+            extractive = refine.corrective(request, state.language, state.req.filters)
+        if state.retrieved.mode_answer:
             return compose.checked(state.retrieved.mode_answer, state.retrieved, f"{state.mode_used}-rules",
                                    extractive, state.language)
         return extractive

@@ -76,6 +76,8 @@ class EvidenceItem(msgspec.Struct):
     chunk_ids: list[str] = []
     metadata: DocumentMeta | None = None
     extra: dict[str, Any] = {}
+    grade: Literal["correct", "ambiguous", "incorrect"] | None = None  # for this question (None: not graded)
+    grade_reason: str | None = None  # one line: what it covers, what it misses
 
 
 class Suggestion(msgspec.Struct):

@@ -40,6 +40,14 @@ def _note(request: Request, **values: Any) -> None:
     request.scope.setdefault("state", {}).update({k: v for k, v in values.items() if v is not None})
 
 
+def _grades(evidence: list) -> list[dict] | None:
+    """Each graded evidence item's grade and reason, for the request log."""
+    items = [e if isinstance(e, dict) else msgspec.to_builtins(e) for e in evidence]
+    graded = [{"n": e["n"], "id": e["id"], "grade": e["grade"], "reason": e.get("grade_reason")}
+              for e in items if e.get("grade")]
+    return graded or None
+
+
 def _request_id(request: Request) -> str:
     return str(request.scope.get("state", {}).get("request_id", ""))
 
@@ -57,7 +65,8 @@ class QueryController(Controller):
             return ServerSentEvent(_sse(service.query_stream(data, caller, _request_id(request)), request),
                                    headers={"content-type": "text/event-stream; charset=utf-8"})
         answer = service.query(data, caller, _request_id(request))
-        _note(request, mode=answer.mode_used, answer_status=answer.status, snapshot_id=answer.snapshot_id)
+        _note(request, mode=answer.mode_used, answer_status=answer.status, snapshot_id=answer.snapshot_id,
+              grades=_grades(answer.evidence))
         return answer
 
     @post("/query/stream", operation_id="queryStream", status_code=200, sync_to_thread=True,
@@ -90,7 +99,7 @@ def _sse(events: Iterator[tuple[str, Any]], request: Request) -> Iterator[Server
         for name, data in events:
             if name == "done":
                 _note(request, mode=data["mode_used"], answer_status=data["status"],
-                      snapshot_id=data["snapshot_id"])
+                      snapshot_id=data["snapshot_id"], grades=_grades(data["evidence"]))
             yield ServerSentEventMessage(data=msgspec.json.encode(data).decode(), event=name)
     except Exception:
         log.exception("stream failed")

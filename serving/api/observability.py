@@ -114,5 +114,5 @@ class ObservedApp(Litestar):
             record = {"request_id": request_id, "method": scope["method"], "route": route,
                       "status": status["code"], "latency_ms": round(seconds * 1000, 2), "mode": state.get("mode"),
                       "answer_status": state.get("answer_status"), "snapshot_id": state.get("snapshot_id"),
-                      "caller": state.get("caller")}
+                      "caller": state.get("caller"), "grades": state.get("grades")}
             log.info("%s", json.dumps({k: v for k, v in record.items() if v is not None}, ensure_ascii=False))

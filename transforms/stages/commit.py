@@ -18,6 +18,7 @@ from lakehouse import schemas as s
 from lakehouse.ids import chunk_id_for
 from lakehouse.runs import StageRecord
 from lakehouse.storage import read_json, read_table, write_json, write_table
+from models.injection import DETECTOR_VERSION, find_injections
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
 
@@ -105,8 +106,26 @@ def build_extracted(ctx: RunContext, active: list[dict]) -> pa.Table:
     return table.sort_by(s.CONTENT_HASH)
 
 
+def _previous_chunks(ctx: RunContext) -> pa.Table:
+    """The committed chunks; a table from before the injection column gets it (filled by ``flag_injections``)."""
+    path = ctx.paths.table("chunks")
+    if not path.exists():
+        return s.CHUNKS.empty_table()
+    table = pq.read_table(path)
+    if s.INJECTION not in table.column_names:
+        table = table.append_column(s.INJECTION, pa.nulls(table.num_rows, pa.list_(pa.string())))
+    return table.cast(s.CHUNKS)
+
+
+def flag_injections(table: pa.Table) -> pa.Table:
+    """The injection column computed for every row (a regex pass: cheap, and a new detector applies to all)."""
+    flags = [find_injections(text) for text in table["text"].to_pylist()]
+    return table.set_column(table.schema.get_field_index(s.INJECTION), s.INJECTION,
+                            pa.array(flags, pa.list_(pa.string())))
+
+
 def build_chunks(ctx: RunContext, active: list[dict], titles: dict[str, str], carry: set[str]) -> pa.Table:
-    previous = read_table(ctx.paths.table("chunks"), s.CHUNKS)
+    previous = _previous_chunks(ctx)
     if (previous.schema.metadata or {}).get(b"chunk_params", b"").decode() != ctx.chunk_params:
         carry = set()
     kept = previous.filter(pc.is_in(previous[s.DOCUMENT_ID], pa.array(sorted(carry), pa.string())))
@@ -123,8 +142,9 @@ def build_chunks(ctx: RunContext, active: list[dict], titles: dict[str, str], ca
                          "title": titles[doc[s.CONTENT_HASH]], s.DOC_TYPE: doc[s.DOC_TYPE],
                          s.ACCESS_GROUPS: doc[s.ACCESS_GROUPS]})
     table = pa.concat_tables([kept, pa.Table.from_pylist(rows, schema=s.CHUNKS)])
-    table = table.sort_by([(s.DOCUMENT_ID, "ascending"), ("ordinal", "ascending")])
-    return table.replace_schema_metadata({**(s.CHUNKS.metadata or {}), b"chunk_params": ctx.chunk_params.encode()})
+    table = flag_injections(table.sort_by([(s.DOCUMENT_ID, "ascending"), ("ordinal", "ascending")]))
+    return table.replace_schema_metadata({**(s.CHUNKS.metadata or {}), b"chunk_params": ctx.chunk_params.encode(),
+                                          b"injection_detector": DETECTOR_VERSION.encode()})
 
 
 def commit(ctx: RunContext) -> dict[str, int]:

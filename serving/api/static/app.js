@@ -2,6 +2,11 @@
 // The analysts' page: every value from the API is inserted as text (never as HTML).
 const $ = (id) => document.getElementById(id);
 const STATUS = { answered: "respondida", not_found: "não encontrada", partial: "parcial" };
+const BANNER = {
+  partial: "Resposta parcial: as fontes encontradas cobrem só parte da pergunta.",
+  not_found: "Nenhum documento disponível responde a esta pergunta.",
+};
+const GRADE = { correct: "correta", ambiguous: "ambígua", incorrect: "incorreta" };
 const REVIEW = { ok: "em dia", due_soon: "vence em breve", overdue: "vencida", unknown: "sem data" };
 let evidenceByN = new Map();
 let conversation = { id: null, last: null };  // the server keeps the turns; the page shows the earlier ones
@@ -46,6 +51,13 @@ function renderAnswer(text) {
   }
 }
 
+function gradeBadge(item) {
+  if (!item || !item.grade) return null;
+  const badge = el("span", GRADE[item.grade] || item.grade, `grade ${item.grade}`);
+  if (item.grade_reason) badge.title = item.grade_reason;
+  return badge;
+}
+
 function describe(item) {
   const bits = [item.title || item.id];
   if (item.section) bits.push(item.section);
@@ -57,10 +69,15 @@ function describe(item) {
 }
 
 function renderResult(data) {
+  window.lastAnswer = data;
   evidenceByN = new Map(data.evidence.filter((e) => e.n !== null && e.n !== undefined).map((e) => [e.n, e]));
   $("result").hidden = false;
   $("answer-status").textContent = STATUS[data.status] || data.status;
   $("answer-status").dataset.status = data.status;
+  $("result").dataset.status = data.status;
+  $("answer-banner").hidden = !BANNER[data.status];
+  $("answer-banner").textContent = BANNER[data.status] || "";
+  $("answer-banner").className = `banner ${data.status}`;
   $("answer-mode").textContent = data.mode_used;
   $("answer-snapshot").textContent = data.snapshot_id;
   renderAnswer(data.answer);
@@ -73,6 +90,8 @@ function renderResult(data) {
     li.value = c.n;
     li.appendChild(citeLink(c.n));
     li.appendChild(document.createTextNode(" " + describe(c)));
+    const badge = gradeBadge(evidenceByN.get(c.n));
+    if (badge) li.appendChild(badge);
     list.appendChild(li);
   }
   $("citations-title").hidden = data.citations.length === 0;
@@ -97,6 +116,9 @@ async function openCitation(n) {
   $("passage-title").textContent = `[${n}] ${item.title || item.id}`;
   $("passage-meta").textContent = [item.path, item.section].filter(Boolean).join(" — ");
   $("passage-image").hidden = true;
+  $("passage-grade").replaceChildren();
+  const badge = gradeBadge(item);
+  if (badge) $("passage-grade").append(badge, document.createTextNode(" " + (item.grade_reason || "")));
   if (item.kind === "page" && item.document_id && item.pages && item.pages.length) {
     $("passage-text").textContent = item.text;
     await showPageImage(item.document_id, item.pages[0]);
@@ -104,12 +126,12 @@ async function openCitation(n) {
     $("passage-text").textContent = "…";
     try {
       const s = await api(`/v1/documents/${encodeURIComponent(item.document_id)}/sections/${encodeURIComponent(item.id)}`);
-      $("passage-text").textContent = s.text;
+      $("passage-text").replaceChildren(renderMarkdown(s.text));
     } catch (err) { $("passage-text").textContent = String(err.message); }
   } else if (item.kind === "document") {
     await openDocument(item.document_id);
   } else {
-    $("passage-text").textContent = item.text;
+    $("passage-text").replaceChildren(renderMarkdown(item.text));
   }
 }
 
@@ -131,13 +153,14 @@ async function openDocument(documentId) {
   $("passage").hidden = false;
   $("passage-title").textContent = "…";
   $("passage-meta").textContent = "";
+  $("passage-grade").replaceChildren();
   $("passage-text").textContent = "…";
   try {
     const doc = await api(`/v1/documents/${encodeURIComponent(documentId)}/sections`);
     const head = await api(`/v1/documents/${encodeURIComponent(documentId)}`);
     $("passage-title").textContent = head.title;
     $("passage-meta").textContent = head.path;
-    $("passage-text").textContent = doc.sections.map((s) => s.text).join("\n\n");
+    $("passage-text").replaceChildren(...doc.sections.map((s) => renderMarkdown(s.text)));
   } catch (err) { $("passage-text").textContent = String(err.message); }
 }
 

@@ -37,7 +37,8 @@ def test_answerable_questions_cite_a_relevant_document(api, mode, floor):
     cases = [q for q in QUESTIONS if q["answerable"] and q["kind"] in ("fact", "code_lookup", "multi_hop")]
     bodies = [_ask(api, q, mode) for q in cases]
     assert all(b["mode_used"] == mode for b in bodies)
-    right = sum(b["status"] == "answered" and _cited_right(b, q) for b, q in zip(bodies, cases, strict=True))
+    right = sum(b["status"] in ("answered", "partial") and _cited_right(b, q)  # partial: ambiguous evidence, cited
+                for b, q in zip(bodies, cases, strict=True))
     assert right / len(cases) >= floor, f"{mode}: {right}/{len(cases)}"
     for body in bodies:  # citations point into the evidence, and the answer carries each marker
         numbered = {e["n"]: e["id"] for e in body["evidence"] if e["n"] is not None}

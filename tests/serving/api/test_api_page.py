@@ -75,3 +75,52 @@ def test_page_asks_cites_and_lists(api, browser_page):
 
     assert not errors
     assert all(url.startswith(api.url) for url in requests), [u for u in requests if not u.startswith(api.url)]
+
+
+RENDER = """() => {
+  const box = document.createElement("div");
+  box.appendChild(renderMarkdown(
+    "[Doc — Seção]\\n## Título <img src=x onerror=\\"window.pwned=1\\">\\n\\nTexto com **negrito**.\\n\\n" +
+    "- um\\n- dois\\n\\n1. primeiro\\n\\n| Risco | Escore |\\n|---|---|\\n| <script>window.pwned=2</script> | 10 |"));
+  return {heading: box.querySelector("h4").textContent, strong: box.querySelector("p strong").textContent,
+          bullets: box.querySelectorAll("ul > li").length, numbered: box.querySelectorAll("ol > li").length,
+          header: [...box.querySelectorAll("th")].map((t) => t.textContent), cell: box.querySelector("td").textContent,
+          markup: box.querySelectorAll("img, script").length, text: box.textContent};
+}"""
+
+
+def test_passages_render_as_safe_markdown_with_grades_and_partial_and_refused_answers_stand_out(api, browser_page):
+    page, requests, errors = browser_page
+    rendered = page.evaluate(RENDER)
+    assert rendered["heading"] == 'Título <img src=x onerror="window.pwned=1">' and rendered["markup"] == 0
+    assert rendered["strong"] == "negrito" and rendered["bullets"] == 2 and rendered["numbered"] == 1
+    assert rendered["header"] == ["Risco", "Escore"] and rendered["cell"] == "<script>window.pwned=2</script>"
+    assert "[Doc" not in rendered["text"] and page.evaluate("window.pwned === undefined")
+
+    page.fill("#question", "Qual é o prazo para prestar contas de despesas de viagem?")
+    page.select_option("#mode", "basic")
+    page.click("#ask")
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.text_content("#answer-status") == "respondida" and page.is_hidden("#answer-banner")
+    items = page.locator("#citations li")
+    assert items.count() >= 1 and page.locator("#citations li .grade").count() == items.count()
+    assert {page.locator("#citations li .grade").nth(i).text_content() for i in range(items.count())} <= \
+        {"correta", "ambígua"}
+    items.first.locator("a.cite").click()
+    page.wait_for_function("document.querySelector('#passage-text p, #passage-text li, #passage-text td') !== null")
+    assert not page.text_content("#passage-text").lstrip().startswith("[")  # no internal "[Title — Section]"
+    assert "correta" in page.text_content("#passage-grade") and "key terms" in page.text_content("#passage-grade")
+    page.click("#passage-close")
+
+    partial = {**page.evaluate("window.lastAnswer"), "status": "partial"}  # the same answer, marked partial
+    page.evaluate("(data) => renderResult(data)", partial)
+    assert page.text_content("#answer-status") == "parcial"
+    assert page.is_visible("#answer-banner") and "parcial" in page.text_content("#answer-banner")
+
+    page.fill("#question", "Quantos leitos de UTI pediátrica o hospital possui?")
+    page.click("#ask")
+    page.wait_for_function("document.getElementById('answer-status').textContent === 'não encontrada'")
+    assert page.is_visible("#answer-banner") and "Nenhum documento" in page.text_content("#answer-banner")
+    assert page.get_attribute("#result", "data-status") == "not_found"
+    assert not errors
+    assert all(url.startswith(api.url) for url in requests)

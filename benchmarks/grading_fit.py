@@ -1,0 +1,106 @@
+"""Fit the weights of the evidence grade (``serving.answers.grading.WEIGHTS``) on a labelled question set.
+
+Every question is asked in basic mode as its labelled caller; each retrieved chunk is an example, positive when
+its document is one of the question's relevant documents (every chunk of an unanswerable question is
+negative). A logistic regression (plain gradient descent, L2) is fitted on the four measurements and the
+answer-level consequences of the fitted weights are printed for a grid of thresholds.
+
+    .venv/bin/python benchmarks/grading_fit.py --home var [--questions sample_corpus/questions.jsonl]
+        [--embedding-model wordllama]
+
+Writes benchmarks/results/grading-fit.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _common import print_table, save  # noqa: E402
+
+NAMES = ["coverage", "strip", "dense", "kind"]
+
+
+def collect(home: Path, questions: Path, embedding_model: str | None) -> list[dict]:
+    from lakehouse.settings import Settings
+    from serving.answers import grading, modes
+    from serving.answers.reloader import SnapshotHolder
+    from serving.answers.wording import language_of
+
+    holder = SnapshotHolder(Settings(home=home, **({"embedding_model": embedding_model} if embedding_model else {})))
+    holder.refresh()
+    engine = holder.require()
+    out = []
+    for line in questions.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        if case.get("kind") in ("global", "governance") or not case.get("question"):
+            continue
+        language = language_of(case["question"])
+        vector = engine.embed(case["question"])
+        groups = frozenset(case.get("groups") or ()) | {"public"}
+        retrieved = modes.retrieve("basic", modes.ModeRequest(engine, case["question"], groups, vector=vector))
+        q = grading.Question.of(case["question"], language, engine.relevance.weights(case["question"], language),
+                                vector)
+        relevant = set(case.get("relevant_document_ids") or ())
+        for item in retrieved.evidence:
+            if item.kind != "chunk":
+                continue
+            row = engine.rows[item.id]
+            dense = float(engine.index.vectors[row] @ vector) if vector is not None else None
+            measured, strips, _, _ = grading.features(q, item.text, f"{item.title} {item.section}", dense,
+                                                      engine.injection[row])
+            out.append({"id": case["id"], "answerable": bool(case.get("answerable", True)),
+                        "label": int(item.document_id in relevant and bool(strips)), **measured})
+    return out
+
+
+def fit(rows: list[dict], l2: float = 0.01, steps: int = 20000, rate: float = 1.0) -> dict[str, float]:
+    x = np.array([[r[n] for n in NAMES] + [1.0] for r in rows])
+    y = np.array([r["label"] for r in rows], dtype=float)
+    w = np.zeros(x.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-x @ w))
+        grad = x.T @ (p - y) / len(y) + l2 * np.r_[w[:-1], 0.0]
+        w -= rate * grad
+    return {**{n: round(float(v), 3) for n, v in zip(NAMES, w[:-1], strict=True)}, "bias": round(float(w[-1]), 3)}
+
+
+def outcomes(rows: list[dict], weights: dict[str, float], threshold: float) -> dict:
+    """Per question: declined when no item reaches ``threshold``."""
+    best: dict[str, tuple[bool, float]] = {}
+    for r in rows:
+        z = weights["bias"] + sum(weights[n] * r[n] for n in NAMES)
+        score = 1 / (1 + np.exp(-z))
+        seen = best.get(r["id"], (r["answerable"], 0.0))
+        best[r["id"]] = (r["answerable"], max(seen[1], float(score)))
+    answerable = [s for a, s in best.values() if a]
+    unanswerable = [s for a, s in best.values() if not a]
+    return {"threshold": threshold,
+            "answerable_declined": round(float(np.mean([s < threshold for s in answerable])), 3),
+            "unanswerable_declined": round(float(np.mean([s < threshold for s in unanswerable])), 3)
+            if unanswerable else None}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, required=True)
+    parser.add_argument("--questions", type=Path, default=ROOT / "sample_corpus" / "questions.jsonl")
+    parser.add_argument("--embedding-model", help="the model the index was built with, when not the default")
+    args = parser.parse_args()
+    rows = collect(args.home, args.questions, args.embedding_model)
+    weights = fit(rows)
+    print("weights:", weights, f"({len(rows)} chunks, {sum(r['label'] for r in rows)} positive)")
+    grid = [outcomes(rows, weights, t) for t in np.round(np.arange(0.1, 0.75, 0.05), 2)]
+    print_table(grid, ["threshold", "answerable_declined", "unanswerable_declined"])
+    print(save("grading-fit", {"weights": weights, "examples": len(rows), "grid": grid}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""Grading the evidence before composing (corrective retrieval): each retrieved chunk gets ``correct``,
+``ambiguous`` or ``incorrect`` for this question, a score and a one-line reason.
+
+Without an LLM the score is a logistic function of four measurements, its weights fitted on the sample
+corpus's labelled questions (``benchmarks/grading_fit.py``; the weights are in ``WEIGHTS``):
+
+- coverage: the IDF-weighted share of the question's analysed terms the chunk (with its title and section)
+  holds;
+- strip: the best single strip's coverage (a sentence, list item or table row, read with the title and
+  section), so terms spread over unrelated sentences count less;
+- dense: the cosine of the question's and the chunk's embeddings (0 without vectors);
+- kind: 1 when the question asks for a kind of fact (an amount, a deadline, a percentage, a count, a date) and
+  a strip that addresses it holds one, 0 when none does, 0.5 when the question asks for no such kind.
+
+A code in the question ("CT-2024-0817") that the chunk does not hold makes it ``incorrect`` whatever the
+score; a reranker's score, when the snapshot has one, is averaged in. ``correct`` at or above ``correct_at``,
+``ambiguous`` at or above ``ambiguous_at``, else ``incorrect``. Sentences flagged as instructions to an
+assistant are never strips.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from models.analysis import analyze
+from models.injection import overlaps
+from serving.answers.engine import Engine
+from serving.answers.modes import Retrieved
+from serving.answers.prompt import Source
+from serving.answers.relevance import terms
+from serving.answers.sentences import split_units
+from serving.answers.types import EvidenceItem
+from serving.answers.versions import VERSION
+
+CORRECT, AMBIGUOUS, INCORRECT = "correct", "ambiguous", "incorrect"
+CORRECT_AT = 0.58
+AMBIGUOUS_AT = 0.5  # the API's ``min_relevance``: no item at or above it means the refusal
+# fitted on the sample corpus (728 retrieved chunks of 89 questions, wordllama vectors): benchmarks/grading_fit.py
+WEIGHTS = {"coverage": 1.091, "strip": 1.312, "dense": 0.559, "kind": -0.069, "bias": -1.214}
+PREFIX_MIN = 5
+HEADING_SHARE = 0.5  # a term only the title or section holds counts half for a strip
+STRIP_SHARE = 0.7  # a strip addresses the question when it covers this share of the best strip's coverage
+
+_CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
+_WORD = re.compile(r"[\w][\w-]*")
+_ASKS = re.compile(r"\b(?:qual|quais|quem|quanto|quantos|quantas|quando|onde|como|what|which|who|how|when|where)\b",
+                   re.IGNORECASE)
+_KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
+    "amount": (re.compile(r"\b(?:valor|valores|quanto (?:custa|custou|paga|pagou|recebe|[eé])|pre[cç]o|custo|"
+                          r"how much|cost|price|amount|fee|value)\b", re.I),
+               re.compile(r"(?:R\$|US\$|USD|EUR|€|\$)\s?\d|\d[\d.,]*\s?(?:reais|d[oó]lares|mil|dollars)", re.I)),
+    "deadline": (re.compile(r"\b(?:prazo|prazos|quanto tempo|quantos dias|quantas horas|em at[eé] quando|"
+                            r"deadline|how long|how many (?:days|hours)|within how|period|periodicidade|"
+                            r"frequ[eê]ncia|por quanto tempo)\b", re.I),
+                 re.compile(r"\d+(?:\s*\([^)]{1,20}\))?\s?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
+                            r"minutos?|min\b|segundos?|seconds?|hours?|days?|months?|years?|weeks?|minutes?)|\b(?:imediat\w*|immediately|"
+                            r"anual\w*|mensal\w*|semanal\w*|di[aá]ri\w*|annual\w*|monthly|weekly|daily)\b", re.I)),
+    "percent": (re.compile(r"\b(?:percentual|porcentagem|percentage|percent)\b|%", re.I),
+                re.compile(r"\d\s?%|\bpor cento\b|\bpercent\b", re.I)),
+    "count": (re.compile(r"\b(?:quantos|quantas|how many)\b", re.I),
+              re.compile(r"\d|\b(?:um|uma|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|one|two|three|"
+                         r"four|five|six|seven|eight|nine|ten)\b", re.I)),
+}
+
+
+@dataclass(frozen=True)
+class Strip:
+    """A unit of a chunk's text that addresses the question, in document order (``position``)."""
+
+    text: str
+    position: int
+    score: float
+    held: frozenset[str] = frozenset()  # the question's terms it covers (with its title and section)
+    values: int = 0  # facts of the asked kind it states (fewer is more precise)
+
+
+@dataclass
+class Grade:
+    """One evidence item's grade for this question."""
+
+    grade: str
+    score: float
+    reason: str
+    strips: list[Strip] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # question words the item does not cover
+    flagged: int = 0  # sentences of the item addressed to an assistant (never strips)
+
+
+@dataclass(frozen=True)
+class Question:
+    """What grading needs of a question, computed once per request."""
+
+    text: str
+    language: str
+    weights: dict[str, float]  # idf of each analysed term
+    surface: dict[str, str]  # analysed term -> the word of the question
+    codes: tuple[str, ...]
+    kind: str | None  # the kind of fact asked for, if any
+    vector: np.ndarray | None = None
+    kind_terms: frozenset[str] = frozenset()  # terms of the words asking for it ("prazo"): a fact of it covers them
+    parts: bool = False  # it asks more than one thing ("qual empresa ... e qual o valor")
+    absent: tuple[str, ...] = ()  # question words no chunk of the corpus holds (set by the caller)
+
+    @classmethod
+    def of(cls, text: str, language: str, weights: dict[str, float], vector: np.ndarray | None = None) -> Question:
+        # "na versão 2" selects a document (``versions``); it is not something a passage must contain
+        named = {t for m in VERSION.finditer(text) for t in analyze(m.group(0), language)}
+        weights = {t: w for t, w in weights.items() if t not in named} or weights
+        surface: dict[str, str] = {}
+        for word in _WORD.findall(text):
+            for term in analyze(word, language):
+                surface.setdefault(term, word)
+        kind = next((name for name, (asks, _) in _KINDS.items() if asks.search(text)), None)
+        asking = frozenset(t for m in _KINDS[kind][0].finditer(text) for t in analyze(m.group(0), language)) \
+            if kind else frozenset()
+        return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), kind, vector,
+                   asking, len(_ASKS.findall(text)) > 1)
+
+
+def _logistic(features: dict[str, float]) -> float:
+    z = WEIGHTS["bias"] + sum(WEIGHTS[k] * v for k, v in features.items())
+    return 1 / (1 + math.exp(-z))
+
+
+@lru_cache(maxsize=50_000)
+def _prefixes(present: frozenset[str]) -> frozenset[str]:
+    """Every prefix of ``PREFIX_MIN`` or more characters of the terms (cached: texts recur across requests)."""
+    return frozenset(p[:k] for p in present for k in range(PREFIX_MIN, len(p) + 1))
+
+
+def _held(q: Question, present: frozenset[str]) -> frozenset[str]:
+    """The question's terms among ``present``; a term of 5 or more characters also matches the terms it starts
+    or that start it (the stemmer reads "prestar" as prest, "prestação" as prestaca)."""
+    out = {t for t in q.weights if t in present}
+    missing = [t for t in q.weights if t not in out and len(t) >= PREFIX_MIN]
+    if missing:
+        starts = _prefixes(present)
+        out.update(t for t in missing if t in starts or any(t[:k] in present for k in range(PREFIX_MIN, len(t))))
+    return frozenset(out)
+
+
+def features(q: Question, text: str, context: str, dense: float | None,
+             flagged: tuple[str, ...] = ()) -> tuple[dict[str, float], list[Strip], list[str], int]:
+    """(measurements, strips that address the question, missing question words, flagged units)."""
+    total = sum(q.weights.values()) or 1.0
+    around = terms(context, q.language)
+    held = _held(q, terms(text, q.language) | around)
+    coverage = sum(q.weights[t] for t in held) / total
+    units = list(split_units(text))
+    dropped = sum(1 for u in units if overlaps(u, flagged))
+    scored = []
+    heading = _held(q, around)
+    holds = _KINDS[q.kind][1] if q.kind is not None else None
+    for i, u in enumerate(units):
+        own = _held(q, terms(u, q.language))
+        if holds is not None and holds.search(u):  # it states the kind of fact asked for ("20 a 30 segundos")
+            own |= q.kind_terms
+        if own - set(q.codes) and not overlaps(u, flagged):  # it says something of the question itself, not
+            # only its heading or a code (a running header "Contrato CT-2024-0178 - Página 1" is not an answer)
+            score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in heading - own))
+            scored.append(Strip(u, i, score / total, own | heading))
+    best = max((s.score for s in scored), default=0.0)
+    strips = [s for s in scored if s.score > 0 and s.score >= STRIP_SHARE * best]
+    kind = 0.5
+    if q.kind is not None:
+        typed = [Strip(s.text, s.position, s.score, s.held, len(holds.findall(s.text)))
+                 for s in strips if holds is not None and holds.search(s.text)]
+        kind = 1.0 if typed else 0.0
+        strips = typed or strips
+    if kind == 1.0:
+        held |= q.kind_terms
+    missing = [q.surface.get(t, t) for t, _ in sorted(q.weights.items(), key=lambda kv: -kv[1]) if t not in held]
+    return ({"coverage": coverage, "strip": best, "dense": max(dense or 0.0, 0.0), "kind": kind},
+            strips, missing, dropped)
+
+
+def grade(q: Question, text: str, context: str, dense: float | None, rerank: float | None = None,
+          flagged: tuple[str, ...] = (), correct_at: float = CORRECT_AT,
+          ambiguous_at: float = AMBIGUOUS_AT) -> Grade:
+    """The grade of one chunk (``text`` read with its title and section, ``context``)."""
+    measured, strips, missing, dropped = features(q, text, context, dense, flagged)
+    score = _logistic(measured)
+    if rerank is not None and rerank == rerank:
+        score = (score + 1 / (1 + math.exp(-rerank))) / 2
+    absent = [c for c in q.codes if c not in terms(f"{text} {context}", q.language)]
+    covered = len(q.weights) - len(missing)
+    facts = f"covers {covered}/{len(q.weights)} key terms"
+    if missing:
+        facts += f" (missing: {', '.join(missing[:4])})"
+    if q.kind is not None and measured["kind"] == 0.0:
+        facts += f"; no {q.kind} stated"
+    if dense is not None:
+        facts += f"; similarity {max(dense, 0.0):.2f}"
+    if absent:
+        return Grade(INCORRECT, round(min(score, ambiguous_at / 2), 4),
+                     f"does not mention {', '.join(c.upper() for c in absent)}", [], missing, dropped)
+    if q.kind is not None and measured["kind"] == 0.0:
+        if not q.parts:  # it cannot answer the one thing asked
+            return Grade(INCORRECT, round(min(score, ambiguous_at / 2), 4),
+                         f"states no {q.kind}; {facts.replace(f'; no {q.kind} stated', '')}", [], missing, dropped)
+        score = min(score, (ambiguous_at + correct_at) / 2)  # it may answer another part of the question
+    if not strips:
+        return Grade(INCORRECT, round(min(score, ambiguous_at / 2), 4), f"no passage addresses the question; {facts}",
+                     [], missing, dropped)
+    label = CORRECT if score >= correct_at else AMBIGUOUS if score >= ambiguous_at else INCORRECT
+    return Grade(label, round(score, 4), facts, strips, missing, dropped)
+
+
+def grade_item(engine: Engine, q: Question, item: EvidenceItem, source: Source | None = None,
+               correct_at: float = CORRECT_AT, ambiguous_at: float = AMBIGUOUS_AT) -> Grade:
+    """Grade one evidence item; the grade is written into the item (and its source, for the prompt)."""
+    row = engine.rows.get(item.id) if item.kind == "chunk" else None
+    flagged = engine.injection[row] if row is not None and engine.injection else ()
+    dense = float(engine.index.vectors[row] @ q.vector) \
+        if row is not None and q.vector is not None and engine.index.vectors.size else None
+    scores = item.extra.get("scores")
+    rerank = scores.get("rerank") if isinstance(scores, dict) else None
+    g = grade(q, item.text, f"{item.title or ''} {item.section or ''}", dense, rerank, flagged, correct_at,
+              ambiguous_at)
+    item.grade, item.grade_reason = g.grade, g.reason  # type: ignore[assignment]
+    if source is not None:
+        source.grade, source.flagged = g.grade, tuple(flagged)
+    return g
+
+
+def grade_evidence(engine: Engine, q: Question, retrieved: Retrieved, correct_at: float = CORRECT_AT,
+                   ambiguous_at: float = AMBIGUOUS_AT) -> dict[int, Grade]:
+    """Grades of the citable evidence (chunks and reports), by source number."""
+    by_n = {s.n: s for s in retrieved.sources}
+    return {item.n: grade_item(engine, q, item, by_n.get(item.n), correct_at, ambiguous_at)
+            for item in retrieved.evidence if item.n is not None and item.kind in ("chunk", "report")}

@@ -1,0 +1,210 @@
+"""The corrective extractive answer: the strips of the evidence graded ``correct`` (``ambiguous`` when none
+is, then the answer is ``partial`` and says what is missing), recomposed in document order, each cited.
+
+Before composing, two substitutions:
+
+- a passage that restates another document (it names its title, as a FAQ quoting the policy) is replaced by
+  that document's own passage, read by the caller and graded like the rest: the primary is cited;
+- when the evidence holds several versions of one document, the current one (or the one the question names)
+  answers, and each other version is named as superseded with its own passage, both cited.
+
+No sentence flagged as an instruction to an assistant is ever a strip (``grading``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from serving.answers import prompt
+from serving.answers.compose import Draft, refusal
+from serving.answers.engine import Engine
+from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Grade, Question, Strip, grade_item
+from serving.answers.modes import Retrieved
+from serving.answers.modes.base import add_chunk
+from serving.answers.types import EvidenceItem, Filters
+from serving.answers.versions import archived, asked_version, family, named, number
+
+MAX_SOURCES = 3
+MAX_STRIPS = 4
+MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
+KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
+LABELS = {
+    "pt": {"current": "Versão vigente ({title}):", "superseded": "Versão substituída ({title}), não mais válida:",
+           "missing": "Os trechos encontrados não cobrem: {words}."},
+    "en": {"current": "Current version ({title}):", "superseded": "Superseded version ({title}), no longer in force:",
+           "missing": "The passages found do not cover: {words}."},
+}
+
+
+@dataclass
+class Request:
+    """One question's corrective composition: the engine, the graded evidence and who asks."""
+
+    engine: Engine
+    q: Question
+    retrieved: Retrieved
+    grades: dict[int, Grade]
+    groups: frozenset[str]
+    correct_at: float
+    ambiguous_at: float
+
+    def item(self, n: int) -> EvidenceItem:
+        return next(e for e in self.retrieved.evidence if e.n == n)
+
+    def usable(self, n: int) -> bool:
+        return n in self.grades and self.grades[n].grade != INCORRECT
+
+    def source_of(self, document_id: str) -> int | None:
+        """The best usable source of a document: from the evidence, else its best readable chunk, graded and
+        added to the evidence."""
+        held = [e.n for e in self.retrieved.evidence
+                if e.document_id == document_id and e.n is not None and self.usable(e.n)]
+        engine = self.engine
+        rows = [r for r in engine.documents.get(document_id, [])[:MAX_ROWS] if engine.row_readable(r, self.groups)]
+        best: tuple[float, int] | None = (max(self.grades[n].score for n in held), -1) if held else None
+        for row in rows:
+            if engine.index.chunk_ids[row] in self.retrieved.ids:
+                continue
+            probe = EvidenceItem(kind="chunk", id=engine.index.chunk_ids[row], score=0.0, text=engine.index.texts[row],
+                                 title=engine.index.titles[row])
+            g = grade_item(engine, self.q, probe, None, self.correct_at, self.ambiguous_at)
+            if g.grade != INCORRECT and (best is None or g.score > best[0]):
+                best = (g.score, row)
+        if best is None:
+            return None
+        if best[1] < 0:
+            return max(held, key=lambda n: self.grades[n].score)
+        add_chunk(engine, self.retrieved, best[1], 0.0, {"added": "named by another source"})
+        n = len(self.retrieved.sources)
+        self.grades[n] = grade_item(engine, self.q, self.item(n), self.retrieved.sources[-1], self.correct_at,
+                                    self.ambiguous_at)
+        return n
+
+    def current_of(self, document_ids: list[str]) -> str | None:
+        """The current version among documents of one family the caller can read."""
+        engine = self.engine
+        readable = [d for d in document_ids if engine.documents.get(d)
+                    and engine.row_readable(engine.documents[d][0], self.groups)]
+        if not readable:
+            return None
+        return max(readable, key=lambda d: self._rank(d))
+
+    def _rank(self, document_id: str) -> tuple[bool, float]:
+        row = self.engine.documents[document_id][0]
+        ix = self.engine.index
+        return (not archived(ix.paths[row], str(ix.doc_types[row])),
+                number(ix.titles[row], self.engine.catalog.meta(document_id)) or 0.0)
+
+
+def _primaries(req: Request, chosen: list[int]) -> list[int]:
+    """``chosen`` with each source that restates another document replaced by that document's source."""
+    out: list[int] = []
+    for n in chosen:
+        item, text = req.item(n), " ".join(s.text for s in req.grades[n].strips)
+        own = family(item.title or "")
+        ids = [d for fam in named(text, req.engine.families) if fam != own for d in req.engine.families[fam]]
+        primary = req.current_of([d for d in ids if d != item.document_id]) if ids else None
+        m = req.source_of(primary) if primary else None
+        out.append(m if m is not None else n)
+    return list(dict.fromkeys(out))
+
+
+def _versions(req: Request, chosen: list[int]) -> tuple[list[int], list[int], set[str]]:
+    """(sources that answer, sources of other versions of the same documents, the current documents of the
+    families that have several versions in the evidence)."""
+    asked = asked_version(req.q.text)
+    by_family: dict[str, list[int]] = {}
+    for n in chosen:
+        by_family.setdefault(family(req.item(n).title or ""), []).append(n)
+    main, older, currents = list(chosen), [], set()
+    for fam, members in by_family.items():
+        current = req.current_of(req.engine.families.get(fam, []))
+        docs = {req.item(n).document_id for n in members}
+        if current is not None and current not in docs and asked is None and len(fam.split()) >= 2:
+            m = req.source_of(current)  # only an older version was retrieved: the current one answers
+            if m is not None:
+                main.insert(main.index(members[0]), m)
+                members = [m, *members]
+                docs.add(current)
+        if len(docs) < 2 or not _distinct(req, docs):
+            continue
+        currents.add(current or "")
+        lead = next((req.item(n).document_id for n in members
+                     if asked is not None and number(req.item(n).title or "", req.item(n).metadata) == asked),
+                    current if current in docs else req.item(members[0]).document_id)
+        for n in members:
+            if req.item(n).document_id != lead:
+                main.remove(n)
+                older.append(n)
+    return main, older, currents
+
+
+def _distinct(req: Request, docs: set[str | None]) -> bool:
+    """The documents are versions of one another: an archived one, or different version numbers."""
+    ranks = {req._rank(d) for d in docs if d}
+    return len(ranks) > 1
+
+
+def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
+    """The best strip, then each strip that covers question terms the kept ones do not (within ``KEEP_SHARE``
+    of the best), in source order then document order."""
+    pool = [(n, s) for n in sources for s in req.grades[n].strips]
+    if not pool:
+        return []
+    best = max(s.score for _, s in pool)
+    kept: list[tuple[int, Strip]] = []
+    covered: set[str] = set()
+    for n, s in sorted(pool, key=lambda p: (-p[1].score, p[1].values, sources.index(p[0]), p[1].position)):
+        if s.score < KEEP_SHARE * best or len(kept) >= MAX_STRIPS:
+            break
+        if kept and not s.held - covered:
+            continue
+        if len({m for m, _ in kept} | {n}) <= MAX_SOURCES:
+            kept.append((n, s))
+            covered |= s.held
+    return sorted(kept, key=lambda p: (sources.index(p[0]), p[1].position))
+
+
+def _name(item: EvidenceItem) -> str:
+    """A document's name that tells its versions apart: its file name without the extension."""
+    stem = (item.path or "").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return stem or item.title or item.id
+
+
+def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
+    labels = LABELS.get(language, LABELS["pt"])
+    ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
+    chosen = [n for n in ranked if req.grades[n].grade == CORRECT] or \
+        [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
+    if not chosen:
+        return refusal(language)
+    status = "answered" if req.grades[chosen[0]].grade == CORRECT else "partial"
+    if status == "partial" and len(req.q.absent) > 1:  # it asks about things no document holds
+        return refusal(language)
+    main, older, currents = _versions(req, _primaries(req, chosen))
+    picked = _strips(req, main)
+    if not picked:
+        return refusal(language)
+    lines = [line for line in [prompt.describe_filters(filters, language)] if line]
+
+    def label(n: int) -> str:
+        item = req.item(n)
+        key = "current" if item.document_id in currents else "superseded"
+        return labels[key].format(title=_name(item)) + " "
+
+    lines += [f"{label(n) if older and i == 0 else ''}{s.text} [{n}]" for i, (n, s) in enumerate(picked)]
+    best_of: dict[str, tuple[int, Strip]] = {}
+    for n in older:
+        for s in req.grades[n].strips:
+            doc = req.item(n).document_id or req.item(n).id
+            if doc not in best_of or (-s.score, s.values) < (-best_of[doc][1].score, best_of[doc][1].values):
+                best_of[doc] = (n, s)
+    for n, s in best_of.values():  # named and cited; its own rule quoted only when the question names a version
+        lines.append(f"{label(n)}{s.text} [{n}]" if asked_version(req.q.text) is not None else f"{label(n)}[{n}]")
+    if status == "partial":
+        missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
+        words = [w for w in req.grades[chosen[0]].missing if w in missing][:5]
+        if words:
+            lines.append(labels["missing"].format(words=", ".join(words)))
+    cited = list(dict.fromkeys([n for n, _ in picked] + [n for n, _ in best_of.values()]))
+    return Draft("\n".join(lines), cited, status, "extractive")
