@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 COLUMNS = ("document_id", "title", "path", "doc_type", "access_groups", "version", "issue_date",
            "last_review_date", "next_review_date", "responsible", "approver", "department", "metadata_source",
            "summary", "tags", "entities")
+OPTIONAL = ("metadata_source", "summary", "tags", "entities")  # later additions: a mart built before them serves
 DUE_SOON_DAYS = 30
 _FROM_PARQUET = """
 create table catalog as
@@ -175,12 +176,13 @@ def _from_dbt(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> bool:
         found = {r[0] for r in con.execute(
             "select column_name from information_schema.columns where table_catalog = 'serving' "
             "and table_name = ?", [table]).fetchall()}
-        if not set(COLUMNS) <= found:
+        if not set(COLUMNS) - set(OPTIONAL) <= found:
             log.info("%s: table %r lacks catalog columns; reading the Parquet files instead", path, table)
             con.execute("detach serving")
             return False
         active = " where status = 'active'" if "status" in found else ""  # dbt's catalog lists quarantined ones
-        con.execute(f"create table catalog as select {', '.join(COLUMNS)} from serving.main.{table}{active}")
+        picked = ", ".join(c if c in found else f"null as {c}" for c in COLUMNS)  # a mart from before OPTIONAL
+        con.execute(f"create table catalog as select {picked} from serving.main.{table}{active}")
         con.execute("detach serving")
         return True
     except duckdb.Error as exc:
