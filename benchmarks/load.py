@@ -150,6 +150,7 @@ def _start_server(home: Path, port: int, model: str, log: Path, workers: int,
     env = {**os.environ, "LAKERAG_EMBEDDING_MODEL": model, "LAKERAG_API_KEYS": json.dumps({KEY: GROUPS}),
            "LAKERAG_API_WORKERS": str(workers), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "PYTHONPATH": str(ROOT), **(extra or {})}
+    log.parent.mkdir(parents=True, exist_ok=True)
     process = subprocess.Popen([sys.executable, "-m", "lakerag.cli", "serve", "--home", str(home), "--port",
                                 str(port)], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
     deadline, ready_in_a_row = time.monotonic() + 300, 0
