@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -51,6 +52,15 @@ class StageRecord:
 
     def save(self, paths: LakePaths, run_id: str) -> None:
         write_json(asdict(self), paths.stage_record(run_id, self.stage, self.part))
+
+    def finish(self, paths: LakePaths, run_id: str, started: float, usage: dict[str, int] | None = None,
+               ) -> StageRecord:
+        """Record the seconds since `started` (a `time.perf_counter()` value) and the LLM usage, save, return self."""
+        if usage is not None:
+            self.usage = dict(usage)
+        self.seconds = time.perf_counter() - started
+        self.save(paths, run_id)
+        return self
 
 
 def load_stage_records(paths: LakePaths, run_id: str) -> list[StageRecord]:

@@ -69,11 +69,7 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
                      "model": model if digest in fresh else made["model"], "prompt_version": PROMPT_VERSION})
     write_table(pa.Table.from_pylist(rows, schema=s.DESCRIPTIONS), paths.table("descriptions"))
     record.processed, record.skipped = len(fresh), len(rows) - len(fresh)
-    if client is not None:
-        record.usage = dict(client.usage)
-    record.seconds = time.perf_counter() - started
-    record.save(paths, ctx.run_id)
-    return record
+    return record.finish(paths, ctx.run_id, started, client.usage if client is not None else None)
 
 
 def caches(paths: LakePaths) -> list[Path]:

@@ -50,11 +50,7 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     rows = [reused[c] for c in chunks["chunk_id"].to_pylist() if c in reused] + fresh
     write_table(pa.Table.from_pylist(rows, schema=s.CONTEXTS).sort_by("chunk_id"), paths.table("contexts"))
     record.processed, record.skipped = len(fresh), len(reused)
-    if client is not None:
-        record.usage = dict(client.usage)
-    record.seconds = time.perf_counter() - started
-    record.save(paths, ctx.run_id)
-    return record
+    return record.finish(paths, ctx.run_id, started, client.usage if client is not None else None)
 
 
 def caches(paths: LakePaths) -> list[Path]:
