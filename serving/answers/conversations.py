@@ -66,11 +66,12 @@ class Conversations:
         """Record ``turn`` (in a new conversation when ``conversation_id`` is None); returns the id."""
         turn = Turn(question=turn.question, answer=turn.answer[:ANSWER_CHARS],
                     cited_document_ids=turn.cited_document_ids[:20], filters=turn.filters)
+        fresh_id = secrets.token_urlsafe(16)  # drawn outside the lock: os.urandom releases the GIL
         with self._lock:
             now = time.monotonic()
             item = self._items.get(conversation_id or "")
             if item is None or item.owner != owner_of(caller):
-                conversation_id, item = secrets.token_urlsafe(16), _Conversation(owner_of(caller))
+                conversation_id, item = fresh_id, _Conversation(owner_of(caller))
                 self._items[conversation_id] = item
             item.turns = [*item.turns, turn][-self.max_turns:]
             item.touched = now
