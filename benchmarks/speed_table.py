@@ -52,8 +52,10 @@ def _load_rows() -> list[str]:
     for path in sorted(RESULTS.glob("load-*-compare.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         cells = [f"{r['config']} ({r['workers']} worker{'s' if r['workers'] > 1 else ''}): {r['rps']} req/s, "
-                 f"p50 {r['p50_ms']} / p95 {r['p95_ms']} / p99 {r['p99_ms']} ms, {r['errors']} errors, "
-                 f"mean encoder batch {r['mean_batch']}, {r['cache_hits']} cache hits" for r in data["summary"]]
+                 f"p50 {r['p50_ms']} / p95 {r['p95_ms']} / p99 {r['p99_ms']} ms"
+                 + (f" (basic p95 {r['basic_p95_ms']} ms)" if r.get("basic_p95_ms") is not None else "")
+                 + f", {r['errors']} errors, mean encoder batch {r['mean_batch']} (max {r.get('max_batch', '?')}), "
+                 f"{r['cache_hits']} cache hits" for r in data["summary"]]
         out.append(f"| API load, {data['model']}, {data['clients']} clients x {data['seconds']:.0f} s | "
                    f"{'; '.join(cells)} ({_load(data['summary'][0]['load'])}) | `benchmarks/load.py --compare` |")
     return out

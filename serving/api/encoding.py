@@ -10,7 +10,9 @@ encodes the next batch on its own threads.
 
 The vector is asked for the question as the engine will embed it (whitespace-normalised; the cache key is the
 same normalisation); follow-ups (``history`` or ``conversation_id``) are rewritten inside the handler first,
-so they are not asked here. A failure here is ignored: the handler encodes again and reports it properly."""
+so they are not asked here, and nothing is asked when the cache is off (``LAKERAG_API_QUERY_CACHE_SIZE=0``:
+the vector would have nowhere to wait for the handler). A failure here is ignored: the handler encodes again
+and reports it properly."""
 
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ async def encode_first(service: AnswerService, question: str) -> None:
     engine = service.holder.engine
     embedder = engine.embedder if engine is not None else None
     text = " ".join(question.split())
-    if not isinstance(embedder, SharedEmbedder) or not text or not engine.index.vectors.size:
+    if not isinstance(embedder, SharedEmbedder) or not text or not engine.index.vectors.size \
+            or not embedder.service.cache_size:  # without a cache the handler would encode it again
         return
     try:
         pending = [asyncio.shield(asyncio.wrap_future(f)) for f in embedder.submit([text]) if isinstance(f, Future)]
