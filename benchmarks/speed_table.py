@@ -69,16 +69,18 @@ def _sparse(data: dict) -> list[str]:
 
 
 def _indexing(data: dict) -> list[str]:
-    by = {(r["threads"], r["order"]): r for r in data["rows"]}
-    one, many = by.get((1, "given")), by.get((data["cores"], "length-sorted"))
-    sorted_one = by.get((1, "length-sorted"))
-    if not (one and many):
+    rows = data["rows"]
+    one = next((r for r in rows if r["threads"] == 1), None)
+    if one is None or "wait" not in one:
         return []
-    alone = sorted_one["vs_1_core_given"] if sorted_one else "?"
-    return [f"| passage encoding ({data['model']}) | 1 core {one['passages_per_s']} passages/s; {data['cores']} cores "
-            f"length-sorted {many['passages_per_s']} passages/s ({many['vs_1_core_given']}x, CPU use "
-            f"{many['cpu_use']}); length-sorting alone on 1 core {alone}x, "
-            f"{_load(data['load_before'])} | `benchmarks/indexing.py` |"]
+    cells = [f"1 core {one['passages_per_s']} passages/s (CPU use {one['cpu_use']})"]
+    cells += [f"{r['threads']} cores, {r['wait']} wait: {r['passages_per_s']} passages/s ({r['vs_1_core']}x, CPU use "
+              f"{r['cpu_use']})" for r in rows if r["threads"] > 1]
+    cells += [f"demo's first index ({d['wait']} wait): {d['seconds']} s, {d['embed_s']} s of it embedding "
+              f"({d['embed_passages_per_s']} passages/s), CPU use {d['cpu_use']}, load {d['load_before']}"
+              for d in data.get("demo", [])]
+    return [f"| passage encoding ({data['model']}) | {'; '.join(cells)}, {_load(data['load_before'])} "
+            "| `benchmarks/indexing.py` |"]
 
 
 def _cli(data: dict) -> list[str]:
