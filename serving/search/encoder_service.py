@@ -9,7 +9,9 @@ being encoded is waited for rather than encoded twice.
 The thread rule (the default; ``lakerag serve`` applies it): every API process runs one encoding thread whose
 engine uses ``cores // workers`` OpenMP/torch threads, numpy's BLAS uses one thread per process (requests run
 in parallel), so ``workers x encoder threads <= cores`` and the processes never fight over the cores. On two
-cores: one worker whose encoder uses both cores, batching the questions of every concurrent request.
+cores: one worker whose encoder uses both cores, batching the questions of every concurrent request. The
+engine's OpenMP threads sleep rather than spin at barriers (``OMP_WAIT_POLICY=PASSIVE``, set by
+``models.embedding``), so the request threads that share the cores with them do not stall them.
 """
 
 from __future__ import annotations
