@@ -2,7 +2,8 @@
 
 Each encoding configuration runs in a fresh process whose engine threads and OpenMP wait policy are set before
 the model loads; the configurations take turns for ``--rounds`` rounds (so a change in the machine's load hits
-them alike) and the median is reported. CPU use is the process's CPU time over wall time (2.0 = both cores).
+them alike) and the median is reported. CPU use is the process's CPU time over wall time (2.0 = both cores);
+``query_ms`` is the median time to encode one question alone (what a lone API request waits for).
 ``passive`` is the project's default (``OMP_WAIT_POLICY=PASSIVE``, set by ``models.embedding``: threads sleep at
 a barrier); ``spin`` is the engine's own default (libgomp spins ``GOMP_SPINCOUNT=300000`` times first), which
 on a busy machine burns the time slice of the thread it waits for.
@@ -36,6 +37,7 @@ from _common import print_table, save  # noqa: E402
 
 WAIT = {"passive": {}, "spin": {"GOMP_SPINCOUNT": "300000"}}  # spin: libgomp's default count, which overrides
 SCRIPT = Path(sys.executable).parent / "lakerag"
+QUESTIONS = [f"Qual é o prazo para prestar contas da viagem número {n}?" for n in range(12)]
 
 
 def _texts(count: int) -> list[str]:
@@ -61,8 +63,13 @@ def _one(model: str, count: int, sorted_batches: bool, batch: int) -> dict:
         for i in range(0, len(texts), batch):
             inner.passage(texts[i:i + batch])
     wall, used = time.perf_counter() - started, time.process_time() - cpu
+    query_ms = []
+    for question in QUESTIONS:  # one at a time, as the API encodes a lone question
+        started = time.perf_counter()
+        embedder.embed_queries([question])
+        query_ms.append((time.perf_counter() - started) * 1000)
     return {"passages": len(texts), "seconds": round(wall, 2), "passages_per_s": round(len(texts) / wall, 2),
-            "cpu_use": round(used / wall, 2)}
+            "cpu_use": round(used / wall, 2), "query_ms": round(float(np.median(query_ms)), 1)}
 
 
 def _env(threads: int | None, wait: str) -> dict[str, str]:
@@ -91,7 +98,7 @@ def _encoding(args: argparse.Namespace, cores: int) -> list[dict]:
     for (threads, wait, order), done in runs.items():
         rows.append({"threads": threads, "wait": wait, "order": order, "passages": done[0]["passages"],
                      "rounds": len(done), "passages_per_s": _median(done, "passages_per_s"),
-                     "cpu_use": _median(done, "cpu_use")})
+                     "cpu_use": _median(done, "cpu_use"), "query_ms": _median(done, "query_ms")})
     base = rows[0]["passages_per_s"] or 1
     for row in rows:
         row["vs_1_core"] = round(row["passages_per_s"] / base, 2)
@@ -136,7 +143,8 @@ def main() -> None:
     load = os.getloadavg()
     rows = _encoding(args, cores)
     print(f"model {args.model}, {cores} cores, load average {load[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
-    print_table(rows, ["threads", "wait", "order", "passages", "rounds", "passages_per_s", "cpu_use", "vs_1_core"])
+    print_table(rows, ["threads", "wait", "order", "passages", "rounds", "passages_per_s", "cpu_use", "vs_1_core",
+                       "query_ms"])
     demo = []
     if args.demo:
         demo_load = os.getloadavg()

@@ -75,7 +75,7 @@ def _indexing(data: dict) -> list[str]:
         return []
     cells = [f"1 core {one['passages_per_s']} passages/s (CPU use {one['cpu_use']})"]
     cells += [f"{r['threads']} cores, {r['wait']} wait: {r['passages_per_s']} passages/s ({r['vs_1_core']}x, CPU use "
-              f"{r['cpu_use']})" for r in rows if r["threads"] > 1]
+              f"{r['cpu_use']}), one query {r.get('query_ms', '?')} ms" for r in rows if r["threads"] > 1]
     cells += [f"demo's first index ({d['wait']} wait): {d['seconds']} s, {d['embed_s']} s of it embedding "
               f"({d['embed_passages_per_s']} passages/s), CPU use {d['cpu_use']}, load {d['load_before']}"
               for d in data.get("demo", [])]
