@@ -83,6 +83,15 @@ def _indexing(data: dict) -> list[str]:
             "| `benchmarks/indexing.py` |"]
 
 
+def _request_profile(data: dict) -> list[str]:
+    cpu = data["cpu_ms_per_request"]
+    top = ", ".join(f"{f['function']} {f['cum_share']:.0%}" for f in data["functions"][3:8])
+    return [f"| a query request's CPU besides encoding ({data['model']}, vectors cached) | answer service "
+            f"{cpu['service.query']} ms, response encoding {cpu['response encoding']} ms, request log line "
+            f"{cpu['request log line']} ms; most cumulative time: {top}, {_load(data['load_before'])} "
+            "| `benchmarks/request_profile.py` |"]
+
+
 def _cli(data: dict) -> list[str]:
     cells = [f"{r['how']} {r['mode']}: p50 {r['p50_s']} s (max {r['max_s']} s, {r['runs']} runs)" for r in data["rows"]]
     return [f"| `lakerag query`, whole command | {'; '.join(cells)}, {_load(data['load_before'])} "
@@ -96,6 +105,8 @@ def rows() -> list[str]:
     out += _load_rows()
     if data := _read("sparse"):
         out += _sparse(data)
+    if data := _read("request_profile"):
+        out += _request_profile(data)
     if data := _read("cli"):
         out += _cli(data)
     for path in sorted(RESULTS.glob("indexing-*.json")):
