@@ -4,11 +4,14 @@ mixed (half of them with a key that reads every group); reported: requests/s, p5
 
     .venv/bin/python benchmarks/load.py                     # the sample corpus (indexed first if needed)
     .venv/bin/python benchmarks/load.py --chunks 100000     # the sample chunks replicated to ~100k chunks
-    .venv/bin/python benchmarks/load.py --model e5-small --compare --seconds 25   # before/after, one run
+    .venv/bin/python benchmarks/load.py --compare           # before/after, one run (4 x 60 s)
+    .venv/bin/python benchmarks/load.py --unique            # every question asked once (no cache helps)
 
-``--compare`` runs the server three times on the same snapshot and load: per-request encoding as before the
-shared encoder (2 workers x 1 engine thread, batches of one, no cache), the shared encoder without its cache,
-and the default (1 worker x all cores, batched, cached). The encoder's batch sizes come from /ready.
+``--compare`` runs the server four times on the same snapshot and load: per-request encoding as before the
+shared encoder (2 workers x 1 engine thread, batches of one, no cache) and the default (1 worker x all cores,
+batched, cached, questions awaited on the event loop), each with the labelled questions (repeated: the cache
+answers most of them after the first seconds, so answer composition is what is measured) and with every
+question made unique (``-unique``: the encoder is what is measured). The encoder's batch sizes come from /ready.
 
 Hybrid mode needs the snapshot's graph index (built by ``run_index``); without one it falls back to basic and
 the ``partial`` column counts those answers. The replicated corpus replicates the graph too: each entity,
@@ -201,13 +204,16 @@ async def _client(port: int, requests: list[tuple[str, bytes]], start: float, wa
         writer.close()
 
 
-def _requests(seed: int, modes: list[str], count: int = 200) -> list[tuple[str, bytes]]:
+def _requests(seed: int, modes: list[str], count: int = 200, unique: bool = False) -> list[tuple[str, bytes]]:
+    """``count`` requests cycled by one client; ``unique``: each question gets a suffix no other request has (a
+    cache miss for the query encoder and every per-question cache), and enough of them for any run."""
     rng = random.Random(seed)
     questions = _questions()
     out = []
-    for n in range(count):
+    for n in range(count * (20 if unique else 1)):
         mode = modes[n % len(modes)]
-        body = json.dumps({"question": rng.choice(questions), "mode": mode}).encode()
+        question = rng.choice(questions) + (f" (pedido {seed}-{n})" if unique else "")
+        body = json.dumps({"question": question, "mode": mode}).encode()
         key = f"x-api-key: {KEY}\r\n" if rng.random() < 0.5 else ""
         head = (f"POST /v1/query HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n{key}"
                 f"content-length: {len(body)}\r\n\r\n")
@@ -215,10 +221,11 @@ def _requests(seed: int, modes: list[str], count: int = 200) -> list[tuple[str, 
     return out
 
 
-async def _run(port: int, clients: int, seconds: float, warmup: float, modes: list[str]) -> list[tuple]:
+async def _run(port: int, clients: int, seconds: float, warmup: float, modes: list[str],
+               unique: bool = False) -> list[tuple]:
     results: list[tuple] = []  # (mode, HTTP status or error name, seconds, answer status)
     start = time.perf_counter()
-    await asyncio.gather(*(_client(port, _requests(i, modes), start, warmup, seconds, results)
+    await asyncio.gather(*(_client(port, _requests(i, modes, unique=unique), start, warmup, seconds, results)
                            for i in range(clients)))
     return results
 
@@ -236,11 +243,13 @@ def _summary(results: list[tuple], seconds: float) -> list[dict]:
     return rows
 
 
-CONFIGS = {  # name -> (workers, server environment)
-    "per-request": (2, {"LAKERAG_API_ENCODER_THREADS": "1", "LAKERAG_API_ENCODER_MAX_BATCH": "1",
-                        "LAKERAG_API_ENCODER_WINDOW_MS": "0", "LAKERAG_API_QUERY_CACHE_SIZE": "0"}),
-    "batched-nocache": (1, {"LAKERAG_API_QUERY_CACHE_SIZE": "0"}),
-    "default": (1, {}),
+PER_REQUEST = {"LAKERAG_API_ENCODER_THREADS": "1", "LAKERAG_API_ENCODER_MAX_BATCH": "1",
+               "LAKERAG_API_ENCODER_WINDOW_MS": "0", "LAKERAG_API_QUERY_CACHE_SIZE": "0"}
+CONFIGS = {  # name -> (workers, server environment, unique questions)
+    "per-request": (2, PER_REQUEST, False),
+    "default": (1, {}, False),
+    "per-request-unique": (2, PER_REQUEST, True),
+    "default-unique": (1, {}, True),
 }
 
 
@@ -268,7 +277,7 @@ def _merge(stats: list[dict]) -> dict:
             "batch_sizes": dict(sorted(sizes.items(), key=lambda kv: int(kv[0])))}
 
 
-def _one_run(home: Path, args, name: str, workers: int, extra: dict[str, str]) -> dict:
+def _one_run(home: Path, args, name: str, workers: int, extra: dict[str, str], unique: bool) -> dict:
     port = _free_port()
     log = args.work / f"load-server-{port}.log"
     server = _start_server(home, port, args.model, log, workers, extra)
@@ -276,7 +285,7 @@ def _one_run(home: Path, args, name: str, workers: int, extra: dict[str, str]) -
     try:
         ready = httpx.get(f"http://127.0.0.1:{port}/ready").json()
         print(f"[{name}] server ready: {ready.get('snapshot_id')} {ready.get('chunks')} chunks", flush=True)
-        results = asyncio.run(_run(port, args.clients, args.seconds, args.warmup, args.modes.split(",")))
+        results = asyncio.run(_run(port, args.clients, args.seconds, args.warmup, args.modes.split(","), unique))
         encoder = _merge(_encoder_stats(port))
     finally:
         server.send_signal(signal.SIGINT)
@@ -287,7 +296,7 @@ def _one_run(home: Path, args, name: str, workers: int, extra: dict[str, str]) -
     rows = _summary(results, args.seconds)
     print_table(rows, ["mode", "requests", "rps", "p50_ms", "p95_ms", "p99_ms", "errors", "partial"])
     print(f"[{name}] encoder: {encoder}", flush=True)
-    return {"config": name, "workers": workers, "env": extra, "chunks": ready.get("chunks"),
+    return {"config": name, "workers": workers, "env": extra, "unique": unique, "chunks": ready.get("chunks"),
             "graph": ready.get("graph"), "results": rows, "encoder": encoder,
             "load_before": load_before, "load_after": os.getloadavg()}
 
@@ -298,7 +307,7 @@ def main() -> None:
                         help="a home with a published snapshot (default: index the sample)")
     parser.add_argument("--work", type=Path, default=ROOT / "var" / "bench",
                         help="where bench homes are kept")
-    parser.add_argument("--model", default="wordllama", help="embedding model of the index and the server")
+    parser.add_argument("--model", default="e5-small", help="embedding model of the index and the server")
     parser.add_argument("--chunks", type=int, default=0, help="replicate the sample to this many chunks")
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--warmup", type=float, default=5)
@@ -306,25 +315,30 @@ def main() -> None:
     parser.add_argument("--modes", default="basic,hybrid")
     parser.add_argument("--workers", type=int, default=1, help="server worker processes (default: the rule's 1)")
     parser.add_argument("--compare", action="store_true", help="per-request vs shared encoder, same load")
+    parser.add_argument("--unique", action="store_true", help="make every question unique (no cache hits)")
     args = parser.parse_args()
     home = args.home or _sample_home(args.work, args.model)
     if args.chunks:
         home = _replicate(home, args.work, args.chunks, args.model)
     args.work.mkdir(parents=True, exist_ok=True)
-    configs = CONFIGS if args.compare else {f"w{args.workers}": (args.workers, {})}
-    runs = [_one_run(home, args, name, workers, extra) for name, (workers, extra) in configs.items()]
+    single = f"w{args.workers}" + ("-unique" if args.unique else "")
+    configs = CONFIGS if args.compare else {single: (args.workers, {}, args.unique)}
+    runs = [_one_run(home, args, name, *config) for name, config in configs.items()]
+    basic = {r["config"]: next((m for m in r["results"] if m["mode"] == "basic"), {}) for r in runs}
     summary = [{"config": r["config"], "workers": r["workers"],
                 **{k: v for k, v in r["results"][-1].items() if k != "mode"},
+                "basic_p95_ms": basic[r["config"]].get("p95_ms"),
                 "mean_batch": r["encoder"]["mean_batch"], "max_batch": r["encoder"]["max_batch"],
                 "cache_hits": r["encoder"]["cache_hits"], "load": round(r["load_before"][0], 1)} for r in runs]
-    if args.compare:
-        base = summary[0]["rps"] or 1
+    if args.compare:  # against per-request encoding with the same questions
+        rps = {row["config"]: row["rps"] for row in summary}
         for row in summary:
+            base = rps["per-request-unique" if row["config"].endswith("-unique") else "per-request"] or 1
             row["rps_vs_per_request"] = round(row["rps"] / base, 2)
     print()
     print_table(summary, list(summary[0]))
     label = f"{'sample' if not args.chunks else f'{args.chunks // 1000}k'}-{args.model}"
-    label += "-compare" if args.compare else f"-w{args.workers}"
+    label += "-compare" if args.compare else f"-{single}"
     path = save(f"load-{label}", {"clients": args.clients, "seconds": args.seconds, "model": args.model,
                                   "summary": summary, "runs": runs, "machine": machine()})
     print(f"saved {path}")

@@ -52,8 +52,10 @@ def _load_rows() -> list[str]:
     for path in sorted(RESULTS.glob("load-*-compare.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         cells = [f"{r['config']} ({r['workers']} worker{'s' if r['workers'] > 1 else ''}): {r['rps']} req/s, "
-                 f"p50 {r['p50_ms']} / p95 {r['p95_ms']} / p99 {r['p99_ms']} ms, {r['errors']} errors, "
-                 f"mean encoder batch {r['mean_batch']}, {r['cache_hits']} cache hits" for r in data["summary"]]
+                 f"p50 {r['p50_ms']} / p95 {r['p95_ms']} / p99 {r['p99_ms']} ms"
+                 + (f" (basic p95 {r['basic_p95_ms']} ms)" if r.get("basic_p95_ms") is not None else "")
+                 + f", {r['errors']} errors, mean encoder batch {r['mean_batch']} (max {r.get('max_batch', '?')}), "
+                 f"{r['cache_hits']} cache hits" for r in data["summary"]]
         out.append(f"| API load, {data['model']}, {data['clients']} clients x {data['seconds']:.0f} s | "
                    f"{'; '.join(cells)} ({_load(data['summary'][0]['load'])}) | `benchmarks/load.py --compare` |")
     return out
@@ -67,16 +69,27 @@ def _sparse(data: dict) -> list[str]:
 
 
 def _indexing(data: dict) -> list[str]:
-    by = {(r["threads"], r["order"]): r for r in data["rows"]}
-    one, many = by.get((1, "given")), by.get((data["cores"], "length-sorted"))
-    sorted_one = by.get((1, "length-sorted"))
-    if not (one and many):
+    rows = data["rows"]
+    one = next((r for r in rows if r["threads"] == 1), None)
+    if one is None or "wait" not in one:
         return []
-    alone = sorted_one["vs_1_core_given"] if sorted_one else "?"
-    return [f"| passage encoding ({data['model']}) | 1 core {one['passages_per_s']} passages/s; {data['cores']} cores "
-            f"length-sorted {many['passages_per_s']} passages/s ({many['vs_1_core_given']}x, CPU use "
-            f"{many['cpu_use']}); length-sorting alone on 1 core {alone}x, "
-            f"{_load(data['load_before'])} | `benchmarks/indexing.py` |"]
+    cells = [f"1 core {one['passages_per_s']} passages/s (CPU use {one['cpu_use']})"]
+    cells += [f"{r['threads']} cores, {r['wait']} wait: {r['passages_per_s']} passages/s ({r['vs_1_core']}x, CPU use "
+              f"{r['cpu_use']}), one query {r.get('query_ms', '?')} ms" for r in rows if r["threads"] > 1]
+    cells += [f"demo's first index ({d['wait']} wait): {d['seconds']} s, {d['embed_s']} s of it embedding "
+              f"({d['embed_passages_per_s']} passages/s), CPU use {d['cpu_use']}, load {d['load_before']}"
+              for d in data.get("demo", [])]
+    return [f"| passage encoding ({data['model']}) | {'; '.join(cells)}, {_load(data['load_before'])} "
+            "| `benchmarks/indexing.py` |"]
+
+
+def _request_profile(data: dict) -> list[str]:
+    cpu = data["cpu_ms_per_request"]
+    top = ", ".join(f"{f['function']} {f['cum_share']:.0%}" for f in data["functions"][3:8])
+    return [f"| a query request's CPU besides encoding ({data['model']}, vectors cached) | answer service "
+            f"{cpu['service.query']} ms, response encoding {cpu['response encoding']} ms, request log line "
+            f"{cpu['request log line']} ms; most cumulative time: {top}, {_load(data['load_before'])} "
+            "| `benchmarks/request_profile.py` |"]
 
 
 def _cli(data: dict) -> list[str]:
@@ -92,6 +105,8 @@ def rows() -> list[str]:
     out += _load_rows()
     if data := _read("sparse"):
         out += _sparse(data)
+    if data := _read("request_profile"):
+        out += _request_profile(data)
     if data := _read("cli"):
         out += _cli(data)
     for path in sorted(RESULTS.glob("indexing-*.json")):

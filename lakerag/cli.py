@@ -14,15 +14,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from lakehouse.errors import LakeragError
-from lakehouse.paths import LakePaths
-from lakehouse.settings import Settings, read_settings
+
+if TYPE_CHECKING:
+    from lakehouse.settings import Settings
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from lakehouse.settings import read_settings  # deferred: pydantic; `query --server` never builds settings
+
     overrides = {k: v for k, v in (("home", args.home), ("source", getattr(args, "source", None))) if v}
     return read_settings(**overrides)
 
@@ -68,19 +70,23 @@ def _cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _server(args: argparse.Namespace, settings: Settings) -> str | None:
+def _server(args: argparse.Namespace) -> str | None:
     """The API to ask: ``--server``, else the ``LAKERAG_API_URL`` setting; ``--local`` (or none): in-process."""
-    return None if args.local else (args.server or settings.api.url)
+    if args.local:
+        return None
+    from lakerag import remote
+
+    return args.server or remote.configured_url()
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    if url := _server(args, settings):
+    if url := _server(args):
         from lakerag import remote
 
         body = remote.search(url, args.question, args.method, args.top_k, args.api_key)
         print(remote.dumps(body)) if args.json else remote.print_hits(body)
         return 0
+    settings = _settings(args)
     from lakerag.report import print_hits
     from serving.search.service import search_home
 
@@ -116,6 +122,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _eval_dialogues(args: argparse.Namespace, modes: list[str]) -> int:
+    from lakehouse.paths import LakePaths
     from lakerag.indexer import PipelineIndexer
     from serving.evaluation.dialogues import evaluate_sample_dialogues
     from serving.evaluation.labels import table
@@ -135,6 +142,7 @@ def _eval_dialogues(args: argparse.Namespace, modes: list[str]) -> int:
 
 
 def _cmd_snapshots(args: argparse.Namespace) -> int:
+    from lakehouse.paths import LakePaths
     from lakehouse.snapshots import list_snapshots, rollback
 
     paths = LakePaths(_settings(args).home)
@@ -156,13 +164,13 @@ def _cmd_snapshots(args: argparse.Namespace) -> int:
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    if url := _server(args, settings):
+    if url := _server(args):
         from lakerag import remote
 
         body = remote.query(url, args.question, args.mode, args.top_k, args.api_key)
         print(remote.dumps(body)) if args.json else remote.print_answer(body)
         return 0
+    settings = _settings(args)
     from serving.answers.console import ask, print_answer, to_json
 
     groups = {g.strip() for g in (args.groups or "").split(",") if g.strip()}
@@ -315,16 +323,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         return int(args.func(args))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        print(f"lakerag: error: invalid setting LAKERAG_{field.upper()}: {first['msg']}", file=sys.stderr)
     except LakeragError as exc:
         print(f"lakerag: error: {exc}", file=sys.stderr)
     except KeyboardInterrupt:
         print("lakerag: interrupted; rerun to resume", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if not _invalid_setting(exc):
+            raise
     return 2
+
+
+def _invalid_setting(exc: Exception) -> bool:
+    """Print a pydantic validation error as the invalid setting it names. pydantic is looked up, not imported:
+    the --server path never loads it, and an exception cannot be an instance of a class never imported."""
+    pydantic = sys.modules.get("pydantic")
+    if pydantic is None or not isinstance(exc, pydantic.ValidationError):
+        return False
+    first = exc.errors()[0]
+    field = ".".join(str(p) for p in first["loc"])
+    print(f"lakerag: error: invalid setting LAKERAG_{field.upper()}: {first['msg']}", file=sys.stderr)
+    return True
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
+from litestar.concurrency import sync_to_thread
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, QueryParameter
@@ -27,6 +28,7 @@ from serving.answers.types import (
     Section,
     SectionList,
 )
+from serving.api.encoding import DENSE_MODES, encode_first
 from serving.api.errors import documented
 
 log = logging.getLogger(__name__)
@@ -56,18 +58,13 @@ class QueryController(Controller):
     path = "/v1"
     tags = ["answers"]
 
-    @post("/query", operation_id="query", status_code=200, sync_to_thread=True,
-          responses=documented(400, 401, 404, 409, 503),
+    @post("/query", operation_id="query", status_code=200, responses=documented(400, 401, 404, 409, 503),
           summary="Answer a question with validated citations (basic, local, global, hybrid, catalog or auto); "
                   "with Accept: text/event-stream, the same events as /v1/query/stream")
-    def query(self, data: JSONBody[QueryRequest], service: Service, caller: Who, request: Request) -> Answer:
-        if _wants_events(request):
-            return ServerSentEvent(_sse(service.query_stream(data, caller, _request_id(request)), request),
-                                   headers={"content-type": "text/event-stream; charset=utf-8"})
-        answer = service.query(data, caller, _request_id(request))
-        _note(request, mode=answer.mode_used, answer_status=answer.status, snapshot_id=answer.snapshot_id,
-              grades=_grades(answer.evidence))
-        return answer
+    async def query(self, data: JSONBody[QueryRequest], service: Service, caller: Who, request: Request) -> Answer:
+        if data.mode in DENSE_MODES and not data.history and data.conversation_id is None:
+            await encode_first(service, data.question)  # on the event loop: see serving.api.encoding
+        return await sync_to_thread(_query, data, service, caller, request)
 
     @post("/query/stream", operation_id="queryStream", status_code=200, sync_to_thread=True,
           media_type="text/event-stream", responses=documented(400, 401, 404, 409, 503),
@@ -77,14 +74,26 @@ class QueryController(Controller):
         events = service.query_stream(data, caller, _request_id(request))
         return ServerSentEvent(_sse(events, request))
 
-    @post("/search", operation_id="search", status_code=200, sync_to_thread=True,
-          responses=documented(400, 401, 503),
+    @post("/search", operation_id="search", status_code=200, responses=documented(400, 401, 503),
           summary="Ranked chunks for a question, permission-filtered (retrieval only)")
-    def search(self, data: JSONBody[SearchRequest], service: Service, caller: Who,
-               request: Request) -> SearchResults:
-        results = service.search(data, caller)
+    async def search(self, data: JSONBody[SearchRequest], service: Service, caller: Who,
+                     request: Request) -> SearchResults:
+        if data.method != "bm25":
+            await encode_first(service, data.question)
+        results = await sync_to_thread(service.search, data, caller)
         _note(request, mode="search", snapshot_id=results.snapshot_id)
         return results
+
+
+def _query(data: QueryRequest, service: AnswerService, caller: Caller, request: Request) -> Answer:
+    """The answer (or its events, when asked for), in a worker thread."""
+    if _wants_events(request):
+        return ServerSentEvent(_sse(service.query_stream(data, caller, _request_id(request)), request),
+                               headers={"content-type": "text/event-stream; charset=utf-8"})
+    answer = service.query(data, caller, _request_id(request))
+    _note(request, mode=answer.mode_used, answer_status=answer.status, snapshot_id=answer.snapshot_id,
+          grades=_grades(answer.evidence))
+    return answer
 
 
 def _wants_events(request: Request) -> bool:

@@ -9,7 +9,9 @@ being encoded is waited for rather than encoded twice.
 The thread rule (the default; ``lakerag serve`` applies it): every API process runs one encoding thread whose
 engine uses ``cores // workers`` OpenMP/torch threads, numpy's BLAS uses one thread per process (requests run
 in parallel), so ``workers x encoder threads <= cores`` and the processes never fight over the cores. On two
-cores: one worker whose encoder uses both cores, batching the questions of every concurrent request.
+cores: one worker whose encoder uses both cores, batching the questions of every concurrent request. The
+engine's OpenMP threads sleep rather than spin at barriers (``OMP_WAIT_POLICY=PASSIVE``, set by
+``models.embedding``), so the request threads that share the cores with them do not stall them.
 """
 
 from __future__ import annotations
@@ -83,6 +85,13 @@ class EncoderService:
     # -- callers -----------------------------------------------------------------------------------------------
     def encode(self, embedder: Embedder, texts: list[str]) -> np.ndarray:
         """Unit query vectors of ``texts`` (one row each), from the cache or from a shared batch; blocks."""
+        rows = self.submit(embedder, texts)
+        return np.stack([r.result() if isinstance(r, Future) else r for r in rows]) if rows else \
+            np.zeros((0, embedder.dim), np.float32)
+
+    def submit(self, embedder: Embedder, texts: list[str]) -> list[np.ndarray | Future]:
+        """Each text's vector when cached, else a future of it (queued for the next batch); never blocks. The
+        futures are shared by every request asking for the same text: wait on them, never cancel them."""
         rows: list[np.ndarray | Future] = []
         with self._cond:
             for text in texts:
@@ -102,8 +111,7 @@ class EncoderService:
             if any(isinstance(r, Future) for r in rows):
                 self._ensure_thread()
                 self._cond.notify()
-        return np.stack([r.result() if isinstance(r, Future) else r for r in rows]) if rows else \
-            np.zeros((0, embedder.dim), np.float32)
+        return rows
 
     def bind(self, embedder: Embedder) -> SharedEmbedder:
         return SharedEmbedder(embedder, self)
@@ -115,6 +123,7 @@ class EncoderService:
             return {"pid": os.getpid(), "threads": self.threads, "window_ms": self.window * 1000,
                     "batches": batches, "encoded": sum(k * v for k, v in sizes.items()), "batch_sizes": sizes,
                     "cache_hits": self.hits, "cache_misses": self.misses, "cached": len(self._cache),
+                    "queued": len(self._pending),
                     "encode_ms": round(self.encode_seconds * 1000, 1)}
 
     def close(self) -> None:
@@ -169,7 +178,8 @@ class EncoderService:
                     for p in batch:
                         self._inflight.pop(p.key, None)
                 for p in batch:
-                    p.future.set_exception(exc)
+                    if not p.future.cancelled():  # cancelled by a caller despite the rule: nobody waits on it
+                        p.future.set_exception(exc)
                 continue
             with self._cond:
                 self.encode_seconds += time.perf_counter() - started
@@ -181,7 +191,8 @@ class EncoderService:
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
             for p, vector in zip(batch, vectors, strict=True):
-                p.future.set_result(vector)
+                if not p.future.cancelled():
+                    p.future.set_result(vector)
 
 
 @dataclass
@@ -201,6 +212,9 @@ class SharedEmbedder:
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self.service.encode(self.inner, list(texts))
+
+    def submit(self, texts: list[str]) -> list[np.ndarray | Future]:
+        return self.service.submit(self.inner, list(texts))
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         return self.inner.embed_passages(texts)

@@ -30,3 +30,20 @@ def test_the_default_model_with_the_device_chosen_batch_size_returns_real_vector
     vectors = model.embed_passages(["O prazo é de dez dias úteis.", "Contrato CT-2024-0187 de segurança"])
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     assert float(vectors[0] @ vectors[1]) < 0.99
+
+
+def test_engine_threads_sleep_at_barriers_unless_told_otherwise():
+    """OMP_WAIT_POLICY is PASSIVE once the embedding module is imported (before any engine loads), and an
+    operator's own value is kept."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.fixtures.paths import REPO
+
+    code = "import os, models.embedding; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"} | {"PYTHONPATH": str(REPO)}
+    for given, expected in ((None, "PASSIVE"), ("ACTIVE", "ACTIVE")):
+        run_env = env if given is None else env | {"OMP_WAIT_POLICY": given}
+        out = subprocess.run([sys.executable, "-c", code], env=run_env, capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == expected

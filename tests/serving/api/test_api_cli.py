@@ -47,3 +47,33 @@ def test_bm25_search_in_process_loads_no_encoder(sample_home, capsys, monkeypatc
     assert body["hits"] and set(body["hits"][0]["scores"]) == {"bm25"}
     with pytest.raises(AssertionError, match="query encoder"):
         main(["search", TRAVEL, "--method", "hybrid", "--home", str(sample_home), "--local"])
+
+
+def test_server_and_in_process_answer_the_same_json(api, sample_home, capsys, monkeypatch):
+    monkeypatch.setenv("LAKERAG_EMBEDDING_MODEL", "wordllama")  # the api fixture's model
+    for mode, question in (("basic", TRAVEL), ("catalog", "Quais documentos vencem nos próximos 30 dias?")):
+        assert main(["query", question, "--mode", mode, "--server", api.url, "--json"]) == 0
+        served = json.loads(capsys.readouterr().out)
+        assert main(["query", question, "--mode", mode, "--home", str(sample_home), "--local", "--json"]) == 0
+        local = json.loads(capsys.readouterr().out)
+        for per_request in ("timings", "request_id", "conversation_id"):
+            served.pop(per_request), local.pop(per_request)
+        assert served == local and served["mode_used"] == mode
+
+
+def test_the_server_path_imports_no_settings_model_nor_index_code(tmp_path):
+    """`lakerag query --server` is a small HTTP client: pydantic, numpy and the query side stay unloaded."""
+    import subprocess
+    import sys
+
+    from tests.fixtures.paths import REPO
+
+    code = ("import sys; from lakerag.cli import main; "
+            "main(['query', 'x', '--server', 'http://127.0.0.1:9', '--json']); "
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "{'pydantic', 'pydantic_settings', 'numpy', 'serving', 'models', 'transforms', 'httpx', 'rich'} "
+            "or m == 'lakehouse.settings')))")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "LAKERAG_API_URL": ""}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert "cannot reach http://127.0.0.1:9" in done.stderr
+    assert done.stdout.strip() == ""
