@@ -115,7 +115,10 @@ class Retriever:
 
     def search(self, query: str, groups: frozenset[str] | set[str] | None = None, filters: Filters | None = None,
                top_k: int = 10, config: RetrievalConfig | None = None,
-               query_vector: np.ndarray | None = None) -> list[Hit]:
+               query_vector: np.ndarray | None = None, dense_scores: np.ndarray | None = None) -> list[Hit]:
+        """The ``top_k`` best chunks the caller may read. ``dense_scores``: the exact dense score of every row
+        for ``query_vector``, when the caller already computed them (the graph modes do), so that the dense
+        product is not computed twice."""
         if not query or not query.strip():
             raise SearchError("query must not be empty")
         if not 1 <= top_k <= 1000:
@@ -128,22 +131,21 @@ class Retriever:
         if not visible.rows.size:
             self.timings = timings
             return []
-        rows_in = None if visible.everything else visible.rows
         k = config.candidates
         dense = sparse = None
         if config.method in ("hybrid", "dense"):
             t = time.perf_counter()
-            if query_vector is None:
+            if query_vector is None and dense_scores is None:
                 query_vector = self.embedder.embed_queries([query])[0]
             timings["embed_ms"] = (time.perf_counter() - t) * 1000
             t = time.perf_counter()
-            dense = self.index.dense.top(query_vector, rows_in, k)
+            dense = self.index.dense.top(query_vector, visible, k, dense_scores)
             timings["dense_ms"] = (time.perf_counter() - t) * 1000
         if config.method in ("hybrid", "bm25"):
             t = time.perf_counter()
             scores = self.index.sparse.scores(query)
             touched = np.flatnonzero(scores)  # BM25 weights are positive: touched rows score > 0
-            if rows_in is not None:
+            if not visible.everything:
                 touched = touched[visible.mask[touched]]
             sparse = (*best(touched, scores[touched], k), scores)
             timings["bm25_ms"] = (time.perf_counter() - t) * 1000
