@@ -75,7 +75,7 @@ def top_k(matrix: sp.csc_matrix, columns: np.ndarray, k: int,
     if k <= 0 or columns.size == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     total = scores(matrix, columns)
-    touched = np.flatnonzero(total)  # every weight is positive: touched rows score > 0
+    touched = (total > 0).nonzero()[0]  # every weight is positive (a boolean nonzero: 3x a float one)
     if allowed is not None:
         touched = touched[allowed[touched]]
     return _positive_top(touched, total[touched], k)
