@@ -9,7 +9,10 @@ the postings' and matrix's sizes, not on their values). Dense vectors are the re
 passages (``--base``) tiled with small noise. 10% of the rows belong to a restricted group, so every search
 applies a mask.
 
-    .venv/bin/python benchmarks/retrieval.py [--sizes 100000 1000000] [--queries 100]
+    .venv/bin/python benchmarks/retrieval.py [--sizes 100000 1000000] [--queries 100] [--precisions float32 int8]
+
+The int8 (and float16) scans use SimSIMD's kernels when ``simsimd`` is installed (requirements.lock), else
+numpy blocks; the notes say which. Their rows carry recall@10 against the float32 path's top 10.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from lakehouse.settings import Settings  # noqa: E402
 from models.analysis import analyze  # noqa: E402
 from models.embedding import load_embedder  # noqa: E402
 from models.sparse import SparseIndex, build_sparse_index  # noqa: E402
-from serving.search import RetrievalConfig, Retriever, SearchIndex  # noqa: E402
+from serving.search import RetrievalConfig, Retriever, SearchIndex, kernels  # noqa: E402
 from serving.search.fusion import fuse  # noqa: E402
 
 SCIFACT = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "beir-scifact"
@@ -126,14 +129,33 @@ def _bm25s_hybrid(tokens: list[list[str]], vectors: np.ndarray, config: Retrieva
     return search, build_s
 
 
-def _time(fn, items) -> dict:
+def _time(fn, items, results: list | None = None) -> dict:
     ms = []
     for item in items:
         started = time.perf_counter()
-        fn(*item)
+        out = fn(*item)
         ms.append((time.perf_counter() - started) * 1000)
+        if results is not None:
+            results.append(out)
     return {"p50_ms": round(float(np.percentile(ms, 50)), 2), "p95_ms": round(float(np.percentile(ms, 95)), 2),
             "qps": round(1000 / float(np.mean(ms)), 1)}
+
+
+def _phases(retriever: Retriever, config: RetrievalConfig, items) -> dict:
+    """Median milliseconds of each phase the retriever times (mask, dense scan, BM25, fusion)."""
+    seen: dict[str, list[float]] = {}
+    for query, vector in items:
+        retriever.search(query, GROUPS, None, 10, config, query_vector=vector)
+        for name, ms in retriever.timings.items():
+            seen.setdefault(name.removesuffix("_ms"), []).append(ms)
+    return {name: round(float(np.median(ms)), 2) for name, ms in seen.items() if name != "embed"}
+
+
+def _recall(got: list, want: list) -> float:
+    """Mean share of the exact path's top 10 that this path also returns in its top 10."""
+    shares = [len({h.chunk_id for h in a} & {h.chunk_id for h in b}) / max(1, len(b))
+              for a, b in zip(got, want, strict=True)]
+    return round(float(np.mean(shares)), 4)
 
 
 def _time_pair(fn, other, items) -> tuple[dict, dict]:
@@ -157,6 +179,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--encoded", type=int, default=40, help="queries searched with their encoding")
     parser.add_argument("--base", type=int, default=256, help="real passage vectors tiled to the corpus size")
+    parser.add_argument("--precisions", nargs="+", default=["float32", "int8"], choices=["float32", "float16", "int8"],
+                        help="dense scan matrices to time (float32 first: the others' recall is measured against it)")
     args = parser.parse_args()
     load_before = os.getloadavg()
     threadpool_limits(1, user_api="blas")  # as the API does: parallel requests, one BLAS thread each
@@ -182,26 +206,34 @@ def main() -> None:
         n = len(sparse.chunk_ids)
         few = min(len(queries), args.queries if size <= 200_000 else 30)
         items = [(q, v) for q, v in zip(queries[:few], vectors_q[:few], strict=True)]
-        for precision in ("float32", "int8"):
+        exact: dict[str, list] = {}
+        bm25_mb = round(sum(a.nbytes for a in (sparse.matrix.data, sparse.matrix.indices, sparse.matrix.indptr))
+                        / 2**20)
+        for precision in args.precisions:
             index = _index(sparse, vectors, precision)
             retriever = Retriever(index, embedder)
             memory = index.dense.memory()
             for name, config in configs.items():
                 fast_fn = lambda q, v, c=config, r=retriever: r.search(q, GROUPS, None, 10, c, query_vector=v)  # noqa: E731
+                hits: list = []
                 if precision == "float32":  # the old path and the new, query by query, so load hits both alike
                     fast, old = _time_pair(fast_fn, lambda q, v, c=config, ix=index: _old_path(ix, q, v, c), items)
+                    exact[name] = [fast_fn(*item) for item in items]
                 else:
-                    fast, old = _time(fast_fn, items), None
+                    fast, old = _time(fast_fn, items, hits), None
                 row = {"chunks": n, "precision": precision, "method": name, **fast,
-                       "scan_mb": round((memory["scan_bytes"] or memory["float32_bytes"]) / 2**20)}
+                       "scan_mb": round((memory["scan_bytes"] or memory["float32_bytes"]) / 2**20),
+                       "index_mb": round(sum(memory.values()) / 2**20) + bm25_mb,
+                       "phases_ms": _phases(retriever, config, items[:30])}
                 if old:
                     row.update(old_p50_ms=old["p50_ms"], old_p95_ms=old["p95_ms"],
                                speedup_p50=round(old["p50_ms"] / fast["p50_ms"], 2))
+                if hits and name in exact:  # the approximate scan's top 10 against the exact float32 top 10
+                    row["recall@10"] = _recall(hits, exact[name])
                 rows.append(row)
-            if precision == "float32":
-                encoded = _time(lambda q, r=retriever: r.search(q, GROUPS, None, 10, hybrid),
-                                [(q,) for q in queries[: min(args.encoded, few)]])
-                rows.append({"chunks": n, "precision": precision, "method": "hybrid+encoding", **encoded})
+            encoded = _time(lambda q, r=retriever: r.search(q, GROUPS, None, 10, hybrid),
+                            [(q,) for q in queries[: min(args.encoded, few)]])
+            rows.append({"chunks": n, "precision": precision, "method": "hybrid+encoding", **encoded})
             index = retriever = None  # free the scan copies before the next precision
         if size == first:
             search, bm25s_s = _bm25s_hybrid(tokens, vectors, hybrid)
@@ -212,13 +244,19 @@ def main() -> None:
                          "speedup_p50": round(baseline["p50_ms"] / ours["p50_ms"], 2)})
             notes["bm25s_build_s"] = round(bm25s_s, 1)
         del vectors, sparse
-    columns = ["chunks", "precision", "method", "p50_ms", "p95_ms", "qps", "scan_mb", "old_p50_ms",
-               "old_p95_ms", "speedup_p50"]
+    columns = ["chunks", "precision", "method", "p50_ms", "p95_ms", "qps", "scan_mb", "index_mb", "recall@10",
+               "old_p50_ms", "old_p95_ms", "speedup_p50"]
     load_after = os.getloadavg()
+    notes["dense_kernel"] = "simsimd" if kernels.available() else "numpy blocks (simsimd not installed)"
     print(f"model {embedder.model_id}; load average {load_before[0]:.1f} before, {load_after[0]:.1f} after; "
           f"peak RSS {peak_rss_mb():.0f} MB; {notes}")
-    print("speedup_p50: the exact old path's p50 (or the baseline's) over this path's, same run")
+    print("speedup_p50: the exact old path's p50 (or the baseline's) over this path's, same run; recall@10: "
+          "share of the float32 path's top 10 found by the quantised scan + exact rescoring")
     print_table(rows, columns)
+    print("\nphases (median ms of 30 searches; the mask comes from the cache after the first)")
+    phased = [{"chunks": r["chunks"], "precision": r["precision"], "method": r["method"], **r["phases_ms"]}
+              for r in rows if "phases_ms" in r]
+    print_table(phased, ["chunks", "precision", "method", "filter", "dense", "bm25", "fusion"])
     path = save("retrieval", {"model": embedder.model_id, "rows": rows, "notes": notes,
                               "peak_rss_mb": round(peak_rss_mb(), 1), "load_before": load_before,
                               "load_after": load_after})

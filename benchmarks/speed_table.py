@@ -35,7 +35,9 @@ def _retrieval(data: dict) -> list[str]:
         parts = [f"search itself hybrid p50 {hybrid['p50_ms']} / p95 {hybrid['p95_ms']} ms "
                  f"({hybrid.get('speedup_p50', '?')}x the exact old path)"]
         if int8:
-            parts.append(f"int8 scan p50 {int8['p50_ms']} / p95 {int8['p95_ms']} ms ({int8['scan_mb']} MB scan copy)")
+            recall = f", recall@10 {int8['recall@10']} vs float32" if "recall@10" in int8 else ""
+            parts.append(f"int8 scan p50 {int8['p50_ms']} / p95 {int8['p95_ms']} ms ({int8['scan_mb']} MB scan copy"
+                         f"{recall})")
         if bm25 := at.get(("bm25", "float32")):
             parts.append(f"BM25 p95 {bm25['p95_ms']} ms")
         if encoded := at.get(("hybrid+encoding", "float32")):

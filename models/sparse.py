@@ -21,7 +21,9 @@ import pyarrow.parquet as pq
 import scipy.sparse as sp
 
 from lakehouse.errors import LakeragError
+from models import sparse_search
 from models.analysis import analyze
+from models.sparse_search import query_columns
 
 __all__ = ["SparseIndex", "SparseIndexError", "build_sparse_index", "load_sparse_index", "save_sparse_index"]
 
@@ -46,40 +48,35 @@ class SparseIndex:
     b: float
     avgdl: float = 1.0  # mean chunk length in tokens, kept for the record
 
+    def columns(self, query: str, language: str | None = None) -> np.ndarray:
+        """The query's distinct known terms as matrix columns, in the order every score is summed in."""
+        return query_columns(self.vocabulary, analyze(query, language))
+
     def scores(self, query: str, language: str | None = None) -> np.ndarray:
-        """BM25 score of every chunk (float32, row order); 0 where no query term occurs."""
-        out = np.zeros(self.matrix.shape[0], dtype=np.float32)
-        indptr, rows, weights = self.matrix.indptr, self.matrix.indices, self.matrix.data
-        for term in dict.fromkeys(analyze(query, language)):
-            column = self.vocabulary.get(term)
-            if column is not None:
-                start, end = indptr[column], indptr[column + 1]
-                if end - start > out.size // 8:  # long postings: bincount's plain loop beats a scatter
-                    out += np.bincount(rows[start:end], weights[start:end], minlength=out.size)
-                else:
-                    out[rows[start:end]] += weights[start:end]  # a column has each row once
-        return out
+        """BM25 score of every chunk (float64, row order); 0 where no query term occurs."""
+        return sparse_search.scores(self.matrix, self.columns(query, language))
+
+    def scores_at(self, query: str, rows: np.ndarray, language: str | None = None) -> np.ndarray:
+        """BM25 scores of some chunks only, equal to ``scores(query)[rows]``."""
+        return sparse_search.scores_at(self.matrix, self.columns(query, language), np.asarray(rows, np.int64))
+
+    def top(self, query: str, k: int, allowed: np.ndarray | None = None,
+            language: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` best rows with score > 0 and their scores, best first, ties by row; rows where
+        ``allowed`` (a boolean vector, one per chunk) is False are removed before ranking."""
+        if allowed is not None:
+            allowed = np.asarray(allowed)
+            if allowed.dtype != np.bool_ or allowed.shape != (self.matrix.shape[0],):
+                raise ValueError(f"allowed must be a boolean vector of {self.matrix.shape[0]} rows, "
+                                 f"not {allowed.dtype} {allowed.shape}")
+        return sparse_search.top_k(self.matrix, self.columns(query, language), k, allowed)
 
     def search(self, query: str, top_k: int = 10, allowed: np.ndarray | None = None,
                language: str | None = None) -> list[tuple[int, float]]:
         """The ``top_k`` best (row, score) pairs with score > 0, best first, ties by row; rows where
         ``allowed`` (a boolean vector, one per chunk) is False are removed before ranking."""
-        scores = self.scores(query, language)
-        rows = np.flatnonzero(scores)  # touched rows only (every weight is positive)
-        if allowed is not None:
-            allowed = np.asarray(allowed)
-            if allowed.dtype != np.bool_ or allowed.shape != scores.shape:
-                raise ValueError(f"allowed must be a boolean vector of {scores.shape[0]} rows, "
-                                 f"not {allowed.dtype} {allowed.shape}")
-            rows = rows[allowed[rows]]
-        if top_k <= 0 or rows.size == 0:
-            return []
-        best = scores[rows]
-        if rows.size > top_k:  # keep everything tied with the k-th score, then sort exactly
-            keep = best >= np.partition(best, rows.size - top_k)[rows.size - top_k]
-            rows, best = rows[keep], best[keep]
-        order = np.lexsort((rows, -best))[:top_k]
-        return [(int(rows[i]), float(best[i])) for i in order]
+        rows, values = self.top(query, top_k, allowed, language)
+        return [(int(r), float(v)) for r, v in zip(rows.tolist(), values.tolist(), strict=True)]
 
 
 def _count_batch(token_lists: list[list[str]], vocabulary: dict[str, int]) -> sp.csr_matrix:

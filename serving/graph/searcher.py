@@ -57,19 +57,24 @@ class GraphSearcher:
             timings["embed_ms"] = (time.perf_counter() - started) * 1000
         return vector
 
+    def _similarity(self, vector: np.ndarray | None) -> np.ndarray:
+        """The question's exact dense score of every chunk (0 without a vector): one product per request,
+        shared by the chunk retrieval and the graph view."""
+        index = self.store.index
+        if vector is not None and index.vectors.size:
+            return index.dense.scores(vector)
+        return np.zeros(len(index), dtype=np.float32)
+
     def _view(self, question: str, groups: Groups, filters: Filters | None, vector: np.ndarray | None,
-              timings: dict[str, float]) -> View:
+              timings: dict[str, float], similarity: np.ndarray | None = None) -> View:
         if not question or not question.strip():
             raise GraphSearchError("question must not be empty")
         started = time.perf_counter()
         caller = frozenset(groups or ())
         mask = self.retriever.mask(caller, filters)
         readable = self.store.index.readable_by(caller) if filters else mask
-        index = self.store.index
-        if vector is not None and index.vectors.size:
-            similarity = index.vectors @ vector
-        else:
-            similarity = np.zeros(len(index), dtype=np.float32)
+        if similarity is None:
+            similarity = self._similarity(vector)
         view = View.of(self.store, caller, mask, readable, similarity)
         timings["view_ms"] = (time.perf_counter() - started) * 1000
         return view
@@ -108,9 +113,13 @@ class GraphSearcher:
         started, timings = time.perf_counter(), {}
         vector = self._embed(question, query_vector, timings)
         candidates = max(top_k, self.config.candidates)
-        hits = self.retriever.search(question, groups, filters, candidates, self.config, query_vector=vector)
+        t = time.perf_counter()
+        similarity = self._similarity(vector)
+        timings["dense_ms"] = (time.perf_counter() - t) * 1000
+        hits = self.retriever.search(question, groups, filters, candidates, self.config, query_vector=vector,
+                                     dense_scores=similarity if vector is not None else None)
         timings.update({f"retrieval_{k}": v for k, v in self.retriever.timings.items()})
-        view = self._view(question, groups, filters, vector, timings)
+        view = self._view(question, groups, filters, vector, timings, similarity)
         t = time.perf_counter()
         evidence = hybrid_evidence(view, question, hits, top_k)
         timings["graph_ms"] = (time.perf_counter() - t) * 1000

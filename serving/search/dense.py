@@ -1,11 +1,13 @@
 """Dense scores as one matrix-vector product over a contiguous matrix.
 
 ``float32`` (the default) scores every row exactly with one BLAS ``sgemv``. ``int8`` and ``float16`` keep a
-smaller copy for the scan (per-row scaled int8 codes, or half floats), take ``rescore`` times more candidates
-than asked from it, and rescore those exactly against the float32 rows; the top candidates of the exact scores
-are returned, so the ranking equals the float32 one unless a true top-k row falls outside the widened candidate
-list (the rescoring factor bounds that). The quantised scan converts blocks that fit in the cache to float32
-before the product: numpy has no int8 or float16 kernels of its own.
+smaller copy for the scan (per-row scaled int8 codes, or half floats; ``serving.search.kernels`` multiplies it
+by the query), take ``rescore`` times more candidates than asked from it, and rescore those exactly against the
+float32 rows; the top candidates of the exact scores are returned, so the ranking equals the float32 one unless
+a true top-k row falls outside the widened candidate list (``benchmarks/retrieval.py`` reports how often).
+
+Rows a request may not see are never candidates: when most rows are visible their scores are set to -inf in
+a scratch copy (no gather of the visible rows), otherwise the visible rows are gathered.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from serving.search import kernels
+from serving.search.masks import Visible
+
 PRECISIONS = ("float32", "float16", "int8")
-_BLOCK = 4096  # rows converted at a time in the quantised scan (6 MB of float32 at 384 dims)
 
 
 def best(rows: np.ndarray, values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -30,6 +34,31 @@ def best(rows: np.ndarray, values: np.ndarray, k: int) -> tuple[np.ndarray, np.n
         rows, values = rows[keep], values[keep]
     order = np.lexsort((rows, -values))[:k]
     return rows[order], values[order]
+
+
+def best_of(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`best` over every row of a full score vector (row i scores ``values[i]``), without building the
+    row numbers of the rows that cannot be in the top ``k``."""
+    n = values.size
+    k = min(k, n)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64), values[:0]
+    rows = np.flatnonzero(values >= np.partition(values, n - k)[n - k]) if n > k else np.arange(n)
+    picked = values[rows]
+    order = np.lexsort((rows, -picked))[:k]
+    return rows[order], picked[order]
+
+
+def best_visible(values: np.ndarray, visible: Visible | None, k: int,
+                 owned: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` best visible rows of a full score vector; ``owned``: ``values`` may be overwritten."""
+    if visible is None or visible.everything:
+        return best_of(values, k)
+    if visible.rows.size * 4 < values.size:  # few visible rows: gathering them is cheaper
+        return best(visible.rows, values[visible.rows], k)
+    masked = values if owned else values.copy()
+    masked[visible.hidden] = -np.inf
+    return best_of(masked, min(k, visible.rows.size))
 
 
 @dataclass
@@ -47,10 +76,8 @@ class DenseMatrix:
             raise ValueError(f"dense precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         self.vectors = np.ascontiguousarray(self.vectors, dtype=np.float32)
         if self.precision == "int8" and self.vectors.size:
-            peak = np.abs(self.vectors).max(axis=1)
-            self._scales = (np.maximum(peak, 1e-12) / 127).astype(np.float32)
-            self._codes = np.rint(self.vectors / self._scales[:, None]).astype(np.int8)
-        elif self.precision == "float16":
+            self._codes, self._scales = kernels.quantise_rows(self.vectors)
+        elif self.precision == "float16" and self.vectors.size:
             self._codes = self.vectors.astype(np.float16)
 
     @property
@@ -71,35 +98,24 @@ class DenseMatrix:
         return self.vectors[rows] @ np.asarray(query, dtype=np.float32)
 
     def approximate(self, query: np.ndarray) -> np.ndarray:
-        """Scores of every row from the scan copy (blockwise conversion, then sgemv)."""
-        q = np.asarray(query, dtype=np.float32)
-        codes, n = self._codes, self.vectors.shape[0]
-        if codes is None:
-            return self.scores(q)
-        out = np.empty(n, dtype=np.float32)
-        buffer = np.empty((min(_BLOCK, n), codes.shape[1]), dtype=np.float32)
-        for start in range(0, n, _BLOCK):
-            end = min(n, start + _BLOCK)
-            block = buffer[: end - start]
-            np.copyto(block, codes[start:end], casting="unsafe")
-            np.matmul(block, q, out=out[start:end])
+        """Scores of every row from the scan copy (the exact scores with float32)."""
+        if self._codes is None:
+            return self.scores(query)
+        out = kernels.dots(self._codes, query)
         if self._scales is not None:
             out *= self._scales
         return out
 
-    def top(self, query: np.ndarray, rows: np.ndarray | None,
-            k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """The ``k`` best rows among ``rows`` (None: every row) with their exact scores, and the exact scores
-        of every row when they were computed (float32), else None."""
-        if self._codes is None:
-            full = self.scores(query)
-            values = full if rows is None else full[rows]
-            candidates = np.arange(full.size) if rows is None else rows
-            picked, scores = best(candidates, values, k)
-            return picked, scores, full
-        rough = self.approximate(query)
-        values = rough if rows is None else rough[rows]
-        candidates = np.arange(rough.size) if rows is None else rows
-        wide, _ = best(candidates, values, k * max(1, self.rescore))
-        picked, scores = best(wide, self.scores_at(wide, query), k)
-        return picked, scores, None
+    def top(self, query: np.ndarray, visible: Visible | None, k: int,
+            full: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The ``k`` best visible rows (``visible`` None: every row) with their exact scores, and the exact
+        scores of every row when they were computed, else None. ``full``: those exact scores, already
+        computed by the caller (they are used as they are, and left unchanged)."""
+        if full is not None or self._codes is None:
+            exact = self.scores(query) if full is None else full
+            rows, values = best_visible(exact, visible, k)
+            return rows, values, exact
+        wide, _ = best_visible(self.approximate(query), visible, k * max(1, self.rescore), owned=True)
+        wide = np.sort(wide)  # rows in memory order for the gather
+        rows, values = best(wide, self.scores_at(wide, query), k)
+        return rows, values, None

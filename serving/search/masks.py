@@ -17,19 +17,22 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Visible:
-    """Rows a request may rank: the boolean mask, its row numbers (ascending) and whether it is every row."""
+    """Rows a request may rank: the boolean mask, its row numbers and the hidden rows' (both ascending), and
+    whether it is every row."""
 
     mask: np.ndarray
     rows: np.ndarray
+    hidden: np.ndarray
     everything: bool
 
     @classmethod
     def of(cls, mask: np.ndarray) -> Visible:
         mask = np.asarray(mask, dtype=bool)
         rows = np.flatnonzero(mask).astype(np.int64)
-        mask.setflags(write=False)
-        rows.setflags(write=False)
-        return cls(mask, rows, rows.size == mask.size)
+        hidden = np.flatnonzero(~mask).astype(np.int64)
+        for array in (mask, rows, hidden):
+            array.setflags(write=False)
+        return cls(mask, rows, hidden, rows.size == mask.size)
 
 
 class MaskCache:

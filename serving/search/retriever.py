@@ -10,7 +10,7 @@ from datetime import date
 import numpy as np
 
 from lakehouse.errors import LakeragError
-from serving.search.dense import best
+from models import sparse_search
 from serving.search.fusion import fuse
 from serving.search.index import PUBLIC, SearchIndex
 from serving.search.masks import Visible
@@ -115,7 +115,10 @@ class Retriever:
 
     def search(self, query: str, groups: frozenset[str] | set[str] | None = None, filters: Filters | None = None,
                top_k: int = 10, config: RetrievalConfig | None = None,
-               query_vector: np.ndarray | None = None) -> list[Hit]:
+               query_vector: np.ndarray | None = None, dense_scores: np.ndarray | None = None) -> list[Hit]:
+        """The ``top_k`` best chunks the caller may read. ``dense_scores``: the exact dense score of every row
+        for ``query_vector``, when the caller already computed them (the graph modes do), so that the dense
+        product is not computed twice."""
         if not query or not query.strip():
             raise SearchError("query must not be empty")
         if not 1 <= top_k <= 1000:
@@ -128,24 +131,23 @@ class Retriever:
         if not visible.rows.size:
             self.timings = timings
             return []
-        rows_in = None if visible.everything else visible.rows
         k = config.candidates
         dense = sparse = None
         if config.method in ("hybrid", "dense"):
             t = time.perf_counter()
-            if query_vector is None:
+            if query_vector is None and dense_scores is None:
                 query_vector = self.embedder.embed_queries([query])[0]
             timings["embed_ms"] = (time.perf_counter() - t) * 1000
             t = time.perf_counter()
-            dense = self.index.dense.top(query_vector, rows_in, k)
+            dense = self.index.dense.top(query_vector, visible, k, dense_scores)
             timings["dense_ms"] = (time.perf_counter() - t) * 1000
         if config.method in ("hybrid", "bm25"):
             t = time.perf_counter()
-            scores = self.index.sparse.scores(query)
-            touched = np.flatnonzero(scores)  # BM25 weights are positive: touched rows score > 0
-            if rows_in is not None:
-                touched = touched[visible.mask[touched]]
-            sparse = (*best(touched, scores[touched], k), scores)
+            bm25 = self.index.sparse
+            columns = bm25.columns(query)
+            rows, values = sparse_search.top_k(bm25.matrix, columns, k,
+                                               None if visible.everything else visible.mask)
+            sparse = (rows, values, lambda at, c=columns: sparse_search.scores_at(bm25.matrix, c, at))
             timings["bm25_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         rows, fused, parts = self._combine(dense, sparse, query_vector, config)
@@ -173,14 +175,14 @@ class Retriever:
             rows, values, _ = dense
             return rows, values, {"dense": values}
         dense_rows, _, dense_all = dense
-        sparse_rows, _, sparse_all = sparse
+        sparse_rows, _, sparse_at = sparse
 
         def dense_at(rows: np.ndarray) -> np.ndarray:
             if dense_all is not None:
                 return dense_all[rows]
             return self.index.dense.scores_at(rows, query_vector)
 
-        return fuse(dense_rows, sparse_rows, dense_at, lambda rows: sparse_all[rows], config)
+        return fuse(dense_rows, sparse_rows, dense_at, sparse_at, config)
 
     def _rerank(self, query, rows, fused, parts, top):
         head = rows[:top]

@@ -66,7 +66,7 @@ def test_query_finds_the_expected_chunk_first(index: SparseIndex, query: str, ex
 
 def test_scores_are_dense_and_zero_without_a_match(index: SparseIndex) -> None:
     scores = index.scores("AX-4410")
-    assert scores.dtype == np.float32 and scores.shape == (len(IDS),)
+    assert scores.dtype == np.float64 and scores.shape == (len(IDS),)  # summed in float64
     assert scores[IDS.index("filler1")] == 0
     assert index.search("palavrainexistente") == []
     # A repeated query term counts once.
@@ -133,3 +133,26 @@ def test_empty_index(tmp_path: Path) -> None:
     assert index.search("contrato") == []
     save_sparse_index(index, tmp_path)
     assert load_sparse_index(tmp_path).search("contrato") == []
+
+
+def test_top_k_ranks_like_scoring_every_row() -> None:
+    """The touched-rows top-k returns exactly the top of the full score vector (ties by row), with and without
+    a mask, and scoring a few rows gives the full vector's scores bit for bit."""
+    rng = np.random.default_rng(3)
+    vocabulary = [f"t{i}" for i in range(400)]
+    weights = 1 / np.arange(1, 401) ** 1.1  # Zipf: a few terms occur in most chunks (long postings)
+    docs = [list(rng.choice(vocabulary, size=int(rng.integers(5, 40)), p=weights / weights.sum()))
+            for _ in range(4000)]
+    docs += docs[:200]  # exact duplicates: tied scores
+    index = build_sparse_index([f"d{i}" for i in range(len(docs))], docs)
+    masks = [None, np.arange(len(docs)) % 7 != 0, np.arange(len(docs)) % 50 == 1]
+    for query in ["t0 t1 t2 t350", "t3 t120 t5", "t0 t1", "t399 t398 t0", "t7 t8 t9 t10 t11 t1 t2 t0"]:
+        full = index.scores(query)
+        for allowed in masks:
+            rows = np.flatnonzero(full) if allowed is None else np.flatnonzero(full * allowed)
+            for k in (1, 10, 100):
+                want = rows[np.lexsort((rows, -full[rows]))][:k]
+                got, values = index.top(query, k, allowed)
+                assert got.tolist() == want.tolist(), (query, k)
+                assert np.array_equal(values, full[want])
+                assert np.array_equal(index.scores_at(query, want), full[want])

@@ -78,3 +78,41 @@ def test_quantised_scan_reports_its_memory(indexed):
     small = dataclasses.replace(base.index, dense_precision="int8").dense.memory()
     assert plain["scan_bytes"] == 0 and plain["float32_bytes"] == base.index.vectors.nbytes
     assert 0 < small["scan_bytes"] < plain["float32_bytes"] / 3
+
+
+@pytest.mark.parametrize("simd", [True, False])
+@pytest.mark.parametrize("precision", ["int8", "float16"])
+def test_quantised_scan_returns_the_exact_top_k_on_a_random_index(precision, simd, monkeypatch):
+    from serving.search import kernels
+    from serving.search.dense import DenseMatrix
+    from serving.search.masks import Visible
+
+    if simd and kernels.simsimd is None:
+        pytest.skip("simsimd is not installed")
+    monkeypatch.setattr(kernels, "_disabled", not simd)
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((3000, 64), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    matrix = DenseMatrix(vectors, precision)
+    masks = [None, Visible.of(np.arange(3000) % 10 != 0), Visible.of(np.arange(3000) % 10 == 3)]
+    for query in rng.standard_normal((10, 64), dtype=np.float32):
+        exact = vectors @ query
+        for visible in masks:
+            every = np.arange(3000) if visible is None else visible.rows
+            want = _ordered(every, exact[every], 20)
+            rows, scores, _ = matrix.top(query, visible, 20)
+            assert rows.tolist() == want.tolist()
+            assert np.allclose(scores, exact[want], atol=1e-5)
+            given, _, full = matrix.top(query, visible, 20, full=exact)  # precomputed scores: used, unchanged
+            assert given.tolist() == want.tolist() and full is exact and np.isfinite(exact).all()
+
+
+def test_a_new_snapshot_gets_its_own_masks(indexed):
+    _, base = indexed
+    restricted = Retriever(base.index).mask({"rh"}, None)
+    assert not restricted.all()
+    everyone = base.index.group_sets.index(frozenset({"public"}))  # the code of the public chunks' group set
+    opened = dataclasses.replace(base.index, snapshot_id="next",
+                                 group_codes=np.full(len(base.index), everyone, dtype=np.int32))
+    assert Retriever(opened).mask({"rh"}, None).all()  # the new snapshot's rows, not the cached mask
+    assert not Retriever(base.index).mask({"rh"}, None).all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -91,3 +92,20 @@ def test_hybrid_never_bridges_into_unreadable_chunks(searcher):
     assert all("sigilosa" not in e.text for e in public.evidence) and "sigilosa" not in public.context_text
     board = searcher.hybrid(QUESTION, {"diretoria"}, top_k=10)
     assert any(p.startswith("Diretoria/") for p in _paths(board, 10))
+
+
+def test_hybrid_computes_the_dense_product_once(searcher, monkeypatch):
+    """The chunk retrieval and the graph view share one question . chunk product per request."""
+    products = []
+
+    class Counted(np.ndarray):
+        def __matmul__(self, other):
+            products.append(self.shape)
+            return np.asarray(self) @ other
+
+    index = searcher.store.index
+    counted = index.vectors.view(Counted)
+    monkeypatch.setattr(index, "vectors", counted)
+    monkeypatch.setattr(index.dense, "vectors", counted)
+    result = searcher.hybrid(QUESTION, {"public"}, top_k=3)
+    assert result.chunks and [s for s in products if s[0] == len(index)] == [counted.shape]
