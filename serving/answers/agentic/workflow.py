@@ -18,7 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from serving.answers.agentic import references
+from serving.answers.agentic import parts, references
 from serving.answers.agentic.references import Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
 from serving.answers.agentic.trace import Budget, Trace
@@ -26,6 +26,7 @@ from serving.answers.modes.base import retrieval_filters
 from serving.answers.types import Filters
 
 FIRST_READ = 5  # best hits of the first search read in full
+PART_READ = 2  # best new hits of each part's own search read in full (a question with several parts)
 MAX_DEPTH = 2
 _TYPE_WORDS = {"politica": "politica", "policy": "politica", "contrato": "contrato", "contract": "contrato",
                "pop": "pop", "procedimento": "pop", "anexo": "anexo_contratual", "annex": "anexo_contratual",
@@ -125,6 +126,7 @@ class Workflow:
                               [h.chunk_id for h in hits], 0, started)
         self._read_rows([h.row for h in hits[:FIRST_READ]], 0)
         self._question_references()
+        self._part_searches()
         while self.queue:
             if (limit := self.out.trace.exhausted()) is not None or self.out.stopped:
                 limit = limit or self.out.stopped.split(": ")[-1]
@@ -141,6 +143,23 @@ class Workflow:
         self.out.trace.stopped = self.out.stopped
         self.out.missing = list(dict.fromkeys(self.out.missing))
         return self.out
+
+    def _part_searches(self) -> None:
+        """A question with several parts: each part searched on its own, its best new hits read (a part the
+        whole question's search ranks low, say the second document of "who X, and when Y?", is read too)."""
+        split = parts.split(self.question)
+        if len(split) < 2:
+            return
+        retriever, box = self.box.engine.retriever(), self.box
+        for part in split:
+            if self.out.trace.exhausted() is not None:
+                return
+            started = time.perf_counter()
+            hits = retriever.search(part.query, box.groups, retrieval_filters(self.filters), self.top_k,
+                                    self.box.engine.config)
+            self.out.trace.record("search", {"query": part.query, "top_k": self.top_k},
+                                  [h.chunk_id for h in hits], 0, started)
+            self._read_rows([h.row for h in hits if h.row not in self.depth][:PART_READ], 0)
 
     def _question_references(self) -> None:
         refs = references.find(self.question, self.box.directory.title_map())
