@@ -238,7 +238,7 @@ class Workflow:
         if ref.kind == "item":
             return bool(self._read(origin, ref.key, depth)) if origin in self.box.directory.docs else False
         if ref.kind == "law":
-            return False  # a law is outside the catalog unless a document names it in its title (a title ref)
+            return self._law(ref, terms, origin, depth)
         if ref.kind == "code":
             targets = [d for d in self.box.directory.by_code(ref.key) if d not in read and d != origin]
             if not targets:
@@ -266,6 +266,28 @@ class Workflow:
                 self.out.missing.append(f"{ref.text}: not found in the catalog you may read")
                 return False
         return any([self._best_in(d, terms, depth) for d in targets[:2]])
+
+    def _law(self, ref: Reference, terms: str, origin: str, depth: int) -> bool:
+        """A law ("Lei nº 13.709/2018"): the documents whose title names it (its number or its common name, e.g.
+        a "(LGPD)" policy), else the other documents that cite it, searched with the words of the sentence."""
+        box, ix = self.box, self.box.engine.index
+        read = self._read_docs() | {origin}
+        names = [ref.key, *references.LAW_NAMES.get(ref.key, ())]
+        titled = [d.document_id for d in box.directory.docs.values() if d.document_id not in read
+                  and any(f" {references.title_key(n)} " in f" {references.title_key(d.title + ' ' + d.path)} "
+                          for n in names)]
+        if titled:
+            self._run("lookup_catalog", {"query": " / ".join(names)}, lambda: box.lookup_catalog(names[-1]))
+            return any([self._best_in(d, terms, depth) for d in titled[:2]])
+        number = references.law_pattern(ref.key)
+        citing = sorted({ix.document_ids[r] for d in box.directory.docs.values() if d.document_id not in read
+                         for r in d.rows if number.search(ix.texts[r])})
+        if not citing:
+            self.out.missing.append(f"{ref.text}: no other document you may read cites it")
+            return False
+        args = {"query": terms, "document_ids": citing}
+        obs = self._run("search", args, lambda: box.search(terms, None, citing, None, 2, "search"))
+        return bool(obs and obs.hits and self._read_rows(obs.hits[:1], depth))
 
     def _annex_search(self, terms: str, origin: str, depth: int) -> bool:
         """"anexo contratual": search the contract annexes with the sentence's words, preferring annexes of the

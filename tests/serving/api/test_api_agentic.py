@@ -153,3 +153,11 @@ def test_a_question_in_two_parts_is_routed_and_answered_part_by_part(api):
     assert {PRIVACY, MEALS} <= {c["document_id"] for c in body["citations"]}
     searched = [s["args"]["query"] for s in body["trace"] if s["tool"] == "search"]
     assert any(q.startswith("qual é o valor anual") for q in searched)  # each part searched on its own
+
+
+def test_a_law_cited_in_the_evidence_is_followed_to_the_document_named_after_it(api):
+    question = "Quais obrigações de proteção de dados pessoais o contrato CT-2024-0187 impõe à contratada?"
+    out = retrieve("agentic", ModeRequest(api.holder.require(), question, frozenset({"public", "juridico"})))
+    lookup = next(s for s in out.trace if s["tool"] == "lookup_catalog" and "13.709/2018" in s["args"]["query"])
+    assert any(s["tool"] == "read_document" and s["args"]["document_id"] == PRIVACY and s["n"] > lookup["n"]
+               for s in out.trace)  # the policy named after the law (LGPD), read after the law was seen
