@@ -18,7 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from serving.answers.agentic import parts, references
+from serving.answers.agentic import hops, references
 from serving.answers.agentic.references import Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
 from serving.answers.agentic.trace import Budget, Trace
@@ -26,7 +26,6 @@ from serving.answers.modes.base import retrieval_filters
 from serving.answers.types import Filters
 
 FIRST_READ = 5  # best hits of the first search read in full
-PART_READ = 2  # best new hits of each part's own search read in full (a question with several parts)
 MAX_DEPTH = 2
 _TYPE_WORDS = {"politica": "politica", "policy": "politica", "contrato": "contrato", "contract": "contrato",
                "pop": "pop", "procedimento": "pop", "anexo": "anexo_contratual", "annex": "anexo_contratual",
@@ -126,7 +125,7 @@ class Workflow:
                               [h.chunk_id for h in hits], 0, started)
         self._read_rows([h.row for h in hits[:FIRST_READ]], 0)
         self._question_references()
-        self._part_searches()
+        hops.part_searches(self)
         while self.queue:
             if (limit := self.out.trace.exhausted()) is not None or self.out.stopped:
                 limit = limit or self.out.stopped.split(": ")[-1]
@@ -143,23 +142,6 @@ class Workflow:
         self.out.trace.stopped = self.out.stopped
         self.out.missing = list(dict.fromkeys(self.out.missing))
         return self.out
-
-    def _part_searches(self) -> None:
-        """A question with several parts: each part searched on its own, its best new hits read (a part the
-        whole question's search ranks low, say the second document of "who X, and when Y?", is read too)."""
-        split = parts.split(self.question)
-        if len(split) < 2:
-            return
-        retriever, box = self.box.engine.retriever(), self.box
-        for part in split:
-            if self.out.trace.exhausted() is not None:
-                return
-            started = time.perf_counter()
-            hits = retriever.search(part.query, box.groups, retrieval_filters(self.filters), self.top_k,
-                                    self.box.engine.config)
-            self.out.trace.record("search", {"query": part.query, "top_k": self.top_k},
-                                  [h.chunk_id for h in hits], 0, started)
-            self._read_rows([h.row for h in hits if h.row not in self.depth][:PART_READ], 0)
 
     def _question_references(self) -> None:
         refs = references.find(self.question, self.box.directory.title_map())
@@ -238,7 +220,7 @@ class Workflow:
         if ref.kind == "item":
             return bool(self._read(origin, ref.key, depth)) if origin in self.box.directory.docs else False
         if ref.kind == "law":
-            return self._law(ref, terms, origin, depth)
+            return hops.follow_law(self, ref, terms, origin, depth)
         if ref.kind == "code":
             targets = [d for d in self.box.directory.by_code(ref.key) if d not in read and d != origin]
             if not targets:
@@ -266,28 +248,6 @@ class Workflow:
                 self.out.missing.append(f"{ref.text}: not found in the catalog you may read")
                 return False
         return any([self._best_in(d, terms, depth) for d in targets[:2]])
-
-    def _law(self, ref: Reference, terms: str, origin: str, depth: int) -> bool:
-        """A law ("Lei nº 13.709/2018"): the documents whose title names it (its number or its common name, e.g.
-        a "(LGPD)" policy), else the other documents that cite it, searched with the words of the sentence."""
-        box, ix = self.box, self.box.engine.index
-        read = self._read_docs() | {origin}
-        names = [ref.key, *references.LAW_NAMES.get(ref.key, ())]
-        titled = [d.document_id for d in box.directory.docs.values() if d.document_id not in read
-                  and any(f" {references.title_key(n)} " in f" {references.title_key(d.title + ' ' + d.path)} "
-                          for n in names)]
-        if titled:
-            self._run("lookup_catalog", {"query": " / ".join(names)}, lambda: box.lookup_catalog(names[-1]))
-            return any([self._best_in(d, terms, depth) for d in titled[:2]])
-        number = references.law_pattern(ref.key)
-        citing = sorted({ix.document_ids[r] for d in box.directory.docs.values() if d.document_id not in read
-                         for r in d.rows if number.search(ix.texts[r])})
-        if not citing:
-            self.out.missing.append(f"{ref.text}: no other document you may read cites it")
-            return False
-        args = {"query": terms, "document_ids": citing}
-        obs = self._run("search", args, lambda: box.search(terms, None, citing, None, 2, "search"))
-        return bool(obs and obs.hits and self._read_rows(obs.hits[:1], depth))
 
     def _annex_search(self, terms: str, origin: str, depth: int) -> bool:
         """"anexo contratual": search the contract annexes with the sentence's words, preferring annexes of the
