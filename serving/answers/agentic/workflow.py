@@ -229,9 +229,11 @@ class Workflow:
         elif ref.kind == "annex":
             codes = list(self.box.directory.docs[origin].codes) if origin in self.box.directory.docs else []
             codes += [m.group(0).upper() for m in references.CODE.finditer(ref.sentence)]
-            targets = [d for d in self._annex_docs(ref.key, list(dict.fromkeys(codes))) if d not in read]
+            found = self._annex_docs(ref.key, list(dict.fromkeys(codes)))
+            targets = [d for d in found if d not in read]
             if not targets:
-                self.out.missing.append(f"{ref.text} ({', '.join(codes[:1])}): not in the catalog you may read")
+                if not found:  # an annex read already is no missing reference
+                    self.out.missing.append(f"{ref.text} ({', '.join(codes[:1])}): not in the catalog you may read")
                 return False
         elif ref.kind == "annex_generic":
             return self._annex_search(terms, origin, depth)

@@ -161,3 +161,9 @@ def test_a_law_cited_in_the_evidence_is_followed_to_the_document_named_after_it(
     lookup = next(s for s in out.trace if s["tool"] == "lookup_catalog" and "13.709/2018" in s["args"]["query"])
     assert any(s["tool"] == "read_document" and s["args"]["document_id"] == PRIVACY and s["n"] > lookup["n"]
                for s in out.trace)  # the policy named after the law (LGPD), read after the law was seen
+
+
+def test_an_annex_read_already_is_not_reported_missing(api):
+    body = _ask(api, "Em quanto tempo o fornecedor de nuvem notifica incidentes de segurança?")
+    assert ANNEX in {e["document_id"] for e in body["evidence"]}  # read with the first search's best hits
+    assert not any("Anexo III" in w and "not in the catalog" in w for w in body["warnings"])
