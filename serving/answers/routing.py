@@ -1,5 +1,6 @@
 """Which questions need more than one search. A compound question (a comparison, a compliance check, two named
-documents or entities) goes to ``agentic``; everything else keeps the single-hop routes of ``intent.route``.
+documents or entities, or several questions in one: "quem faz X e qual o valor de Y?", see
+``agentic.parts``) goes to ``agentic``; everything else keeps the single-hop routes of ``intent.route``.
 
 ``comparison`` says whether the answer should be a requirement-by-requirement comparison: "está de acordo com",
 "atende (a)", "cumpre", "conforme", "compatível", "compare", "comply", "match", "consistent with"."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 import re
 
 from lakehouse.text import fold
+from serving.answers.agentic.parts import split
 
 _COMPARE = re.compile(r"\b(esta de acordo|estao de acordo|de acordo com|atende[m]?|cumpre[m]?|em conformidade|"
                       r"compativ\w*|compar\w*|diverge\w*|conflit\w*|diferen[cç]a|mais permissiv\w*|mais restrit\w*|"
@@ -25,7 +27,8 @@ def comparison(question: str) -> bool:
 
 
 def compound(question: str) -> bool:
-    """A comparison, or a question naming two or more documents (codes, annexes, items, policies, contracts)."""
+    """A comparison, a question naming two or more documents (codes, annexes, items, policies, contracts), or
+    one that asks two things or more."""
     text = fold(question)
     named = set(_CODE.findall(text)) | {m.group(0) for m in _NAMED.finditer(text)}
-    return comparison(question) and len(named) >= 1 or len(named) >= 2
+    return comparison(question) and len(named) >= 1 or len(named) >= 2 or len(split(question)) >= 2

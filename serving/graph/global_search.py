@@ -149,8 +149,9 @@ class ThemeAnswer:
     timings: dict[str, float]
 
 
-def search_themes(view: View, question: str, level: int, llm: LLMClient | None) -> ThemeAnswer:
-    themes, timings = build_themes(view, question, level)
+def search_themes(view: View, question: str, level: int, llm: LLMClient | None,
+                  doc_types: tuple[str, ...] = ()) -> ThemeAnswer:
+    themes, timings = build_themes(view, question, level, doc_types)
     answer = None
     if llm is not None and themes:
         started = time.perf_counter()

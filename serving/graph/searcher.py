@@ -135,12 +135,13 @@ class GraphSearcher:
         return level
 
     def global_themes(self, question: str, groups: Groups = None, level: int | None = None,
-                      query_vector: np.ndarray | None = None) -> ThemeAnswer:
-        """Query-time global search over the caller's readable chunks of the level's best communities."""
+                      query_vector: np.ndarray | None = None, doc_types: tuple[str, ...] = ()) -> ThemeAnswer:
+        """Query-time global search over the caller's readable chunks of the level's best communities (of
+        ``doc_types`` only, when given and the caller has some)."""
         started, timings = time.perf_counter(), {}
         level = self._level(level)
         view = self._view(question, groups, None, self._embed(question, query_vector, timings), timings)
-        answer = search_themes(view, question, level, self.llm)
+        answer = search_themes(view, question, level, self.llm, doc_types)
         answer.timings.update(timings)
         answer.timings["total_ms"] = (time.perf_counter() - started) * 1000
         return answer

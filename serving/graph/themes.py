@@ -31,6 +31,16 @@ TOP_COMMUNITIES = 6
 PER_COMMUNITY = 4  # chunks per community that rank it and that it contributes
 QUOTES = 4  # quotes per theme (one per document)
 MIN_COVERAGE = 0.2
+MIN_DOCUMENTS = 3  # fewer documents quoted: the best other readable chunks fill a last theme ("other documents")
+FILL_CHUNKS = 40  # best-scoring readable chunks searched for that theme
+FILL_SCORE = 0.5  # ... among those scoring at least this share of the best chunk's score
+FILL_COVERAGE = 1.5 * MIN_COVERAGE  # ... and covering the question this much (no community vouches for them)
+OTHER = "other"  # that theme's id (it has no title: it is no community)
+# words that say where to look, not what: "nos documentos da organização", "across the organisation's documents"
+_SCOPE = re.compile(r"\b(?:(?:n|d)?[oa]s\s+)?documentos\s+d[ao]\s+"
+                    r"(?:organiza[çc][ãa]o|empresa|hospital|institui[çc][ãa]o)|"
+                    r"\b(?:across\s+|in\s+)?the\s+(?:organi[sz]ation|company|hospital)'?s?\s+documents|"
+                    r"\b(?:os\s+)?documentos\s+(?:definem|aparecem)", re.IGNORECASE)
 _BOUNDARY = re.compile(r"(?<=[.!?;])\s+(?=[A-ZÀ-Ý0-9\"“(])")
 
 
@@ -141,8 +151,22 @@ def _title(view: View, community: str, limit: int = 3) -> str:
     return ", ".join(view.store.names[p] for p in positions[:limit])
 
 
-def build_themes(view: View, question: str, level: int) -> tuple[list[Theme], dict[str, float]]:
+def restrict(view: View, doc_types: tuple[str, ...]) -> View:
+    """The view narrowed to chunks of ``doc_types`` (a question that names them: "os protocolos clínicos"),
+    unless none of the caller's chunks is of those types."""
+    if not doc_types:
+        return view
+    wanted = np.isin(view.store.index.doc_types.astype(str), list(doc_types))
+    mask = view.mask & wanted
+    if not mask.any():
+        return view
+    return View.of(view.store, view.groups, mask, view.readable, view.chunk_similarity)
+
+
+def build_themes(view: View, question: str, level: int,
+                 doc_types: tuple[str, ...] = ()) -> tuple[list[Theme], dict[str, float]]:
     started = time.perf_counter()
+    view = restrict(view, doc_types)
     index = view.store.index
     language = detect_language(question)
     weights = _weights(view, question, language)
@@ -150,23 +174,40 @@ def build_themes(view: View, question: str, level: int) -> tuple[list[Theme], di
     scores = chunk_scores(view, question)
     themes, used = [], set()
     for community, score, rows in rank_communities(view, level, scores):
-        best_per_doc: dict[str, Quote] = {}
-        for row in rows:
-            row = int(row)
-            for unit in units(index.texts[row]):
-                coverage = sum(weights[t] for t in set(analyze(unit, language)) & weights.keys()) / total
-                if coverage < MIN_COVERAGE or unit in used:
-                    continue
-                quote = Quote(row, unit, coverage + 0.1 * float(scores[row]))
-                doc = index.document_ids[row]
-                if doc not in best_per_doc or quote.score > best_per_doc[doc].score:
-                    best_per_doc[doc] = quote
-        quotes = sorted(best_per_doc.values(), key=lambda q: (-q.score, q.row))[:QUOTES]
+        quotes = _best_quotes(view, rows, scores, weights, total, language, used)
         if quotes:
             used.update(q.text for q in quotes)
             themes.append(Theme(community, _title(view, community) or community, score, quotes))
+    quoted = {index.document_ids[q.row] for t in themes for q in t.quotes}
+    if len(quoted) < MIN_DOCUMENTS:
+        rows = np.flatnonzero(view.mask & (scores >= FILL_SCORE * float(scores.max(initial=0.0))) & (scores > 0))
+        rows = rows[np.lexsort((rows, -scores[rows]))][:FILL_CHUNKS]
+        rows = np.array([r for r in rows if index.document_ids[r] not in quoted], dtype=np.int64)
+        content = _weights(view, _SCOPE.sub(" ", question), language) or weights  # what, not where
+        quotes = [q for q in _best_quotes(view, rows, scores, content, sum(content.values()) or 1.0, language, used)
+                  if q.score >= FILL_COVERAGE][:MIN_DOCUMENTS - len(quoted)]
+        if quotes:
+            themes.append(Theme(OTHER, "", float(np.mean([q.score for q in quotes])), quotes))
     timings = {"themes_ms": (time.perf_counter() - started) * 1000}
     return themes, timings
+
+
+def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict[str, float], total: float,
+                 language: str, used: set[str]) -> list[Quote]:
+    """The best unit of each document among ``rows`` that covers the question, best first."""
+    index = view.store.index
+    best_per_doc: dict[str, Quote] = {}
+    for row in rows:
+        row = int(row)
+        for unit in units(index.texts[row]):
+            coverage = sum(weights[t] for t in set(analyze(unit, language)) & weights.keys()) / total
+            if coverage < MIN_COVERAGE or unit in used:
+                continue
+            quote = Quote(row, unit, coverage + 0.1 * float(scores[row]))
+            doc = index.document_ids[row]
+            if doc not in best_per_doc or quote.score > best_per_doc[doc].score:
+                best_per_doc[doc] = quote
+    return sorted(best_per_doc.values(), key=lambda q: (-q.score, q.row))[:QUOTES]
 
 
 def theme_reports(view: View, themes: list[Theme]) -> list[Report]:

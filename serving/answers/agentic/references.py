@@ -23,6 +23,10 @@ POLICY = re.compile(r"\b(?:conforme|segundo|de acordo com|nos termos d[ao]|previ
 ITEM = re.compile(r"\b(?:item|itens|cl[áa]usula|se[çc][ãa]o|subitem|section|clause)\s+(\d{1,2}(?:\.\d{1,2}){0,2})"
                   r"(?!\d)", re.IGNORECASE)
 LAW = re.compile(r"\bLei\s+(?:Federal\s+)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3}/\d{2,4})", re.IGNORECASE)
+# Common names of federal laws that organisations' documents carry in their titles instead of the number.
+LAW_NAMES = {"13.709/2018": ("LGPD", "Lei Geral de Proteção de Dados"), "12.846/2013": ("Lei Anticorrupção",),
+             "14.133/2021": ("Lei de Licitações",), "8.666/1993": ("Lei de Licitações",),
+             "8.078/1990": ("Código de Defesa do Consumidor",)}
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n+")
 
 
@@ -71,7 +75,22 @@ def _key(kind: str, match: re.Match) -> str:
         return "anexo"
     if kind == "policy":
         return " ".join(fold(match.group(1)).split())
+    if kind == "law":
+        return _law_key(match)
     return match.group(1)
+
+
+def law_pattern(key: str) -> re.Pattern[str]:
+    """A law's number as documents write it: "13.709/2018", "13709/2018", "13.709/18"."""
+    number, year = key.split("/")
+    digits = number.replace(".", "")
+    return re.compile(rf"\b{digits[:-3]}\.?{digits[-3:]}/(?:{year[:2]})?{year[-2:]}\b")
+
+
+def _law_key(match: re.Match) -> str:
+    number, year = match.group(1).split("/")
+    digits = number.replace(".", "")
+    return f"{digits[:-3]}.{digits[-3:]}/{year if len(year) == 4 else '20' + year}"
 
 
 def title_key(title: str) -> str:

@@ -18,7 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from serving.answers.agentic import references
+from serving.answers.agentic import hops, references
 from serving.answers.agentic.references import Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
 from serving.answers.agentic.trace import Budget, Trace
@@ -125,6 +125,7 @@ class Workflow:
                               [h.chunk_id for h in hits], 0, started)
         self._read_rows([h.row for h in hits[:FIRST_READ]], 0)
         self._question_references()
+        hops.part_searches(self)
         while self.queue:
             if (limit := self.out.trace.exhausted()) is not None or self.out.stopped:
                 limit = limit or self.out.stopped.split(": ")[-1]
@@ -219,7 +220,7 @@ class Workflow:
         if ref.kind == "item":
             return bool(self._read(origin, ref.key, depth)) if origin in self.box.directory.docs else False
         if ref.kind == "law":
-            return False  # a law is outside the catalog unless a document names it in its title (a title ref)
+            return hops.follow_law(self, ref, terms, origin, depth)
         if ref.kind == "code":
             targets = [d for d in self.box.directory.by_code(ref.key) if d not in read and d != origin]
             if not targets:
@@ -228,9 +229,11 @@ class Workflow:
         elif ref.kind == "annex":
             codes = list(self.box.directory.docs[origin].codes) if origin in self.box.directory.docs else []
             codes += [m.group(0).upper() for m in references.CODE.finditer(ref.sentence)]
-            targets = [d for d in self._annex_docs(ref.key, list(dict.fromkeys(codes))) if d not in read]
+            found = self._annex_docs(ref.key, list(dict.fromkeys(codes)))
+            targets = [d for d in found if d not in read]
             if not targets:
-                self.out.missing.append(f"{ref.text} ({', '.join(codes[:1])}): not in the catalog you may read")
+                if not found:  # an annex read already is no missing reference
+                    self.out.missing.append(f"{ref.text} ({', '.join(codes[:1])}): not in the catalog you may read")
                 return False
         elif ref.kind == "annex_generic":
             return self._annex_search(terms, origin, depth)

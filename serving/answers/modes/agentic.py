@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import logging
 
-from serving.answers.agentic import compare_read, comparison
+from serving.answers.agentic import compare_read, comparison, parts, references
 from serving.answers.agentic.agent import run_agent
 from serving.answers.agentic.references import ITEM
 from serving.answers.agentic.tools import Toolbox
@@ -16,11 +16,13 @@ from serving.answers.agentic.workflow import Outcome, Workflow
 from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk
 from serving.answers.relevance import terms
 from serving.answers.routing import comparison as is_comparison
+from serving.answers.sentences import split_units
 from serving.answers.wording import language_of
 
 log = logging.getLogger(__name__)
 
 MAX_SOURCES = 24
+_NAMING = ("code", "title", "annex", "policy")  # references that name a document
 
 
 class Agentic:
@@ -40,6 +42,8 @@ class Agentic:
         out = self._retrieved(request, outcome)
         if pair is not None:
             out.mode_answer = _comparison_answer(request, out, box, outcome, *pair)
+        if out.mode_answer is None and len(split := parts.split(request.question)) > 1:
+            out.mode_answer = _parts_answer(request, out, split, box, outcome.named)
         log.info("agentic trace %s", json.dumps({"question": request.question[:200], "steps": out.trace,
                                                  "stopped": outcome.stopped}, ensure_ascii=False))
         return out
@@ -102,6 +106,23 @@ def _comparison_answer(request: ModeRequest, out: Retrieved, box: Toolbox, outco
     text, _ = comparison.render(rows, docs[required].title, " / ".join(docs[d].title for d in others if d in by_doc),
                                 language)
     return text
+
+
+def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part], box: Toolbox,
+                  named: list[str]) -> str | None:
+    """One cited sentence of the read evidence per part of the question (sentences flagged as addressing an
+    assistant are never quoted). A part that names no document of its own is answered from the documents the
+    question names, when they cover it ("qual a disponibilidade do CT-X e qual o desconto se ela ...")."""
+    language = language_of(request.question)
+    relevance = request.engine.relevance
+    texts = [(s.title, s.text if not s.flagged else "\n".join(u for u in split_units(s.text) if u not in s.flagged))
+             for s in out.sources]
+    titles = box.directory.title_map()
+    in_named = {e.n for e in out.evidence if e.n is not None and e.document_id in set(named)}
+    scopes = [None if any(r.kind in _NAMING for r in references.find(p.text, titles)) else in_named or None
+              for p in split]
+    picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes)
+    return parts.render(picks, language)
 
 
 def _idf(engine):

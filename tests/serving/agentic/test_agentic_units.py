@@ -85,3 +85,11 @@ def test_budget_limits():
     tokens = Trace(Budget(max_steps=10, max_tokens=10, max_seconds=60))
     tokens.record("read_document", {}, ["a"], 11, tokens.started)
     assert tokens.exhausted() == "tokens" and tokens.as_list()[0]["ids"] == ["a"]
+
+
+def test_law_numbers_are_one_key_however_written():
+    from serving.answers.agentic.references import law_pattern
+
+    keys = {r.key for r in find("Lei nº 13.709/2018. Lei 13709/2018. Lei Federal nº 13.709/18.") if r.kind == "law"}
+    assert keys == {"13.709/2018"}
+    assert law_pattern("13.709/2018").search("nos termos da Lei 13709/18") is not None

@@ -138,3 +138,32 @@ def test_the_agent_stops_at_the_budget(agent):
                               headers=server.key("k-juridico")).json()
     assert body["status"] == "not_found" and 1 < len(body["trace"]) <= Budget().max_steps  # searched, read nothing
     assert any("budget" in w for w in body["warnings"])
+
+
+TWO_PARTS = ("Em quantos dias a política de privacidade manda responder aos titulares, e qual é o valor anual "
+             "estimado do contrato de fornecimento de refeições?")
+PRIVACY, MEALS = "doc_9b60ef10542d416a", "doc_20712118daa5a102"
+
+
+def test_a_question_in_two_parts_is_routed_and_answered_part_by_part(api):
+    body = _ask(api, TWO_PARTS, mode="auto", key="k-juridico")
+    assert body["mode_used"] == "agentic"
+    first, second = body["answer"].splitlines()[:2]
+    assert "15 (quinze) dias" in first and "R$ 2.100.000,00" in second
+    assert {PRIVACY, MEALS} <= {c["document_id"] for c in body["citations"]}
+    searched = [s["args"]["query"] for s in body["trace"] if s["tool"] == "search"]
+    assert any(q.startswith("qual é o valor anual") for q in searched)  # each part searched on its own
+
+
+def test_a_law_cited_in_the_evidence_is_followed_to_the_document_named_after_it(api):
+    question = "Quais obrigações de proteção de dados pessoais o contrato CT-2024-0187 impõe à contratada?"
+    out = retrieve("agentic", ModeRequest(api.holder.require(), question, frozenset({"public", "juridico"})))
+    lookup = next(s for s in out.trace if s["tool"] == "lookup_catalog" and "13.709/2018" in s["args"]["query"])
+    assert any(s["tool"] == "read_document" and s["args"]["document_id"] == PRIVACY and s["n"] > lookup["n"]
+               for s in out.trace)  # the policy named after the law (LGPD), read after the law was seen
+
+
+def test_an_annex_read_already_is_not_reported_missing(api):
+    body = _ask(api, "Em quanto tempo o fornecedor de nuvem notifica incidentes de segurança?")
+    assert ANNEX in {e["document_id"] for e in body["evidence"]}  # read with the first search's best hits
+    assert not any("Anexo III" in w and "not in the catalog" in w for w in body["warnings"])

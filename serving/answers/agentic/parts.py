@@ -1,0 +1,187 @@
+"""Questions with several parts ("Quem faz X, com que periodicidade, e em quanto tempo Y?", "Which supplier
+hosts X, and what deadline does its annex set?", "X? Qual é o seu valor?"): each part is searched on its own by
+the workflow, and the answer without an LLM gives one cited sentence per part.
+
+A part starts at a question word (qual, quem, quando, quanto, com que, em quanto, what, which, who, how, ...)
+after ", e", " e", ", and", ";", "," or a question mark. A statement before the first question word ("A política
+exige X. Quais controles ...?") is context and goes with the first part. A part that points back ("o seu
+valor", "contrato dela", "its annex") or is short carries the first part's words as context.
+
+The answer unit for a part is the sentence of the read evidence that covers most of the part's IDF-weighted
+terms (the rest of the question counts a little), with a bonus when it holds a value of the kind the part asks
+for (a duration for "em quantos dias", money for "valor", a date for "quando", a percentage, a name for
+"quem"), and a penalty when it holds none."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lakehouse.text import fold
+from serving.answers.relevance import terms
+from serving.answers.sentences import split_units
+
+_STRONG = (r"qual|quais|quem|quant[oa]s?|com que|em quant[oa]s?|de quant[oa]s?|para quem|a quem|em que data|"
+           r"what|which|who|whom|whose|how many|how long|how often|how much|within how")
+_ASK = rf"{_STRONG}|quando|onde|como|por que|when|where|how"
+# after "?", ";", ". ", " e ", " and ": any question word; after a bare comma only the unambiguous ones
+_SPLIT = re.compile(rf"(?:(?:\?|;|\.|,?\s+e|,?\s+and)\s+(?=(?:{_ASK})\b)|,\s+(?=(?:{_STRONG})\b))",
+                    re.IGNORECASE)
+_START = re.compile(rf"^\W*(?:{_ASK}|que|o que|a que)\b", re.IGNORECASE)
+_BACK = re.compile(r"\b(seu|sua|seus|suas|dele|dela|deles|delas|desse|dessa|deste|desta|esse|essa|este|esta|"
+                   r"nele|nela|its|their|that|this|it|they|them)\b", re.IGNORECASE)
+MIN_WORDS = 5  # a part with fewer words carries the first part as context
+CONTEXT_WEIGHT = 0.3  # weight of the other parts' terms when scoring a part's sentence
+MIN_COVER = 0.25  # a sentence must cover this share of the part's own weighted terms
+NUMBER_BONUS = 0.1  # a part that asks for no kind of value: an answer usually states one (a value, a term)
+SECOND = 0.8  # a part whose best sentence answers an earlier part takes another document's, if this close
+
+_NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+(?:\s+(?:d[aeo]s?\s+)?[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+)+|"
+                   r"\b[\w&]+(?:\s+[\w&]+){0,5}\s+(?:Ltda|S\.A\.|Inc|Ltd)\b")
+_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[IVX]+[.)-])\s+")  # "4.1 ", "III - "
+_CLAUSE = re.compile(r",\s+(?![^()]*\))")  # a comma outside parentheses
+# What a part asks for, by its question words (folded), and how a sentence shows it.
+_KINDS = (
+    ("money", re.compile(r"\b(valor\w*|acrescimo\w*|custo\w*|custa\w*|preco\w*|quanto custa|cost\w*|price\w*|"
+                         r"value|amount|fee)\b"),
+     re.compile(r"R\$\s*\d|US\$\s*\d|\d\s*(?:reais|dolares)", re.IGNORECASE)),
+    ("duration", re.compile(r"\b(quant[oa]s? (?:dias|horas|meses|anos|minutos)|em quanto tempo|prazo\w*|"
+                            r"periodicidade|frequencia|how (?:many|long|often)|deadline|within|rto|rpo)\b"),
+     re.compile(r"\d+\s*(?:\([^)]{1,30}\)\s*)?(?:minutos?|horas?|h\b|dias|dia|meses|m[êe]s|anos?|minutes?|hours?|"
+                r"days?|months?|years?)|\b(?:anual|mensal|semanal|trimestral|semestral|diari)\w*|"
+                r"\b(?:annual|monthly|weekly|quarterly|daily)\w*", re.IGNORECASE)),
+    ("percent", re.compile(r"\b(percent\w*|meta\w*|taxa\w*|indice\w*|target\w*|rate)\b"),
+     re.compile(r"\d\s*%")),
+    ("date", re.compile(r"\b(quando|em que data|when|what date)\b"),
+     re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2} de [a-zç]+ de \d{4}\b|\b\d{4}-\d{2}-\d{2}\b",
+                re.IGNORECASE)),
+    ("who", re.compile(r"\b(quem|qual empresa|que empresa|qual fornecedor|que fornecedor|who|which (?:supplier|"
+                       r"company|vendor)|what (?:supplier|company))\b"),
+     _NAME),
+    ("number", re.compile(r"\b(ramal|telefone|numero|extension|phone)\b"), re.compile(r"\b\d{3,}\b")),
+)
+
+
+@dataclass(frozen=True)
+class Part:
+    text: str  # the part as written
+    query: str  # what is searched for it (the part, with context when it points back or is short)
+
+
+def split(question: str) -> list[Part]:
+    """The parts of a question; one part (the question itself) when it has a single one."""
+    text = " ".join(question.split())
+    pieces = [p.strip(" ,;.?") for p in _SPLIT.split(text)]
+    pieces = [p for p in pieces if p]
+    asked = text[len(pieces[0]):].lstrip().startswith("?") if pieces else False
+    if len(pieces) > 1 and not _START.match(pieces[0]) and not asked:  # a statement first: context
+        pieces = [f"{pieces[0]}; {pieces[1]}", *pieces[2:]]
+    if len(pieces) < 2:
+        return [Part(text, text)]
+    first = pieces[0]
+    out = [Part(first, first)]
+    for piece in pieces[1:]:
+        needs = len(piece.split()) < MIN_WORDS or bool(_BACK.search(piece))
+        out.append(Part(piece, f"{piece} ({first})" if needs else piece))
+    return out
+
+
+def asks(part: str) -> list[str]:
+    """The kinds of value a part asks for ("money", "duration", "percent", "date", "who", "number")."""
+    folded = fold(part)
+    return [kind for kind, question, _ in _KINDS if question.search(folded)]
+
+
+def _shows(kind: str, text: str, part: str = "") -> bool:
+    """``text`` holds a value of ``kind``; a name counts only when none of its words is the part's own."""
+    if kind == "who":
+        asked = set(fold(part).split())
+        return any(not set(fold(m.group(0)).split()) & asked for m in _NAME.finditer(text))
+    return any(k == kind and rx.search(text) for k, _, rx in _KINDS)
+
+
+def trim(unit: str, own: frozenset[str], kinds: list[str], part: str, language: str) -> str:
+    """``unit`` without the clauses that state another number and none of the part's terms, when the part asks
+    for a kind of value ("O valor mensal é
+    R$ 86.400,00, totalizando R$ 2.073.600,00 em 24 meses" -> its first clause for "qual o valor mensal"); the
+    first clause that holds the value asked for always stays."""
+    clauses = _CLAUSE.split(unit)
+    if len(clauses) < 2 or not kinds:  # a part that asks for no kind of value keeps its sentence whole
+        return unit
+    answer = next((i for i, c in enumerate(clauses) if any(_shows(k, c, part) for k in kinds)), None)
+    keep = [c for i, c in enumerate(clauses)
+            if i == 0 or i == answer or not re.search(r"\d", c) or terms(c, language) & own]
+    if len(keep) == len(clauses):
+        return unit
+    text = ", ".join(keep)
+    return text if text.rstrip().endswith((".", ";", ":", "!", "?")) else text.rstrip(" ,") + "."
+
+
+@dataclass(frozen=True)
+class Pick:
+    part: str
+    unit: str | None
+    source: int | None  # source number (1-based)
+    score: float = 0.0
+    answered: bool = False  # False: nothing found; True with no unit: a line for an earlier part answers it
+
+
+def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
+         weigh: Callable[[str], dict[str, float]], scopes: list[set[int] | None] | None = None) -> list[Pick]:
+    """For each part, the evidence sentence that answers it best (``sources``: (title, text) of each source,
+    numbered from 1; ``weigh``: a text's analysed terms with their IDF). A part's words that are the source's
+    title ("... listed in the incident response playbook") say where to look, not what: they do not count as
+    coverage in that source's sentences. ``scopes``: per part, the sources it is answered from when one of them
+    covers it (the documents the question names, for a part that names none itself)."""
+    units = [(n, u, terms(title, language)) for n, (title, text) in enumerate(sources, start=1)
+             for u in split_units(text)]
+    unit_terms = [terms(u, language) for _, u, _ in units]
+    out = []
+    everything = weigh(" ".join(p.query for p in parts))
+    chosen: set[str] = set()
+    for i, part in enumerate(parts):
+        scope = scopes[i] if scopes else None
+        own = weigh(part.text)
+        rest = {t: w * CONTEXT_WEIGHT for t, w in everything.items() if t not in own}
+        rest_total = sum(rest.values()) or 1.0
+        kinds = asks(part.text)
+        scored: list[tuple[float, int, str]] = []
+        for (n, unit, title), present in zip(units, unit_terms, strict=True):
+            what = {t: w for t, w in own.items() if t not in title} or own
+            cover = sum(what[t] for t in present & what.keys()) / (sum(what.values()) or 1.0)
+            if cover < MIN_COVER:
+                continue
+            score = cover + CONTEXT_WEIGHT * sum(rest[t] for t in present & rest.keys()) / rest_total
+            if kinds:
+                score += 0.3 if any(_shows(k, unit, part.text) for k in kinds) else -0.3
+            elif re.search(r"\d", _NUMBERING.sub("", unit)):
+                score += NUMBER_BONUS
+            scored.append((score, n, unit))
+        if not scored:
+            out.append(Pick(part.text, None, None))
+            continue
+        scored.sort(key=lambda s: -s[0])
+        if scope and any(s[1] in scope for s in scored):
+            scored = [s for s in scored if s[1] in scope]
+        best = scored[0]
+        if best[2] in chosen:  # an earlier part's sentence: another document's close second is news
+            cited = {sources[p.source - 1][0] for p in out if p.source}
+            best = next((s for s in scored[1:] if s[0] >= SECOND * scored[0][0] and s[2] not in chosen
+                         and sources[s[1] - 1][0] not in cited), best)
+        text = trim(best[2], frozenset(own), kinds, part.text, language)
+        out.append(Pick(part.text, None if best[2] in chosen else text, best[1], round(best[0], 3), answered=True))
+        chosen.add(best[2])
+    return out
+
+
+def render(picks: list[Pick], language: str) -> str | None:
+    """One line per part ("unit [n]"), and the parts with nothing found; None when no part was answered."""
+    if not any(p.unit for p in picks):
+        return None
+    lines = [f"{p.unit} [{p.source}]" for p in picks if p.unit]
+    missing = [p.part for p in picks if not p.answered]
+    if missing:
+        lead = "Não encontrado nos documentos lidos: " if language == "pt" else "Not found in the documents read: "
+        lines.append(lead + "; ".join(f"\"{m}\"" for m in missing))
+    return "\n".join(lines)

@@ -1,0 +1,91 @@
+"""Questions with several parts: how they are split, routed, and answered one cited sentence per part."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from serving.answers.agentic.parts import asks, pick, render, split
+from serving.answers.relevance import terms
+from serving.answers.routing import compound
+
+
+@pytest.mark.parametrize("question, parts", [
+    ("Quem fornece os uniformes e qual é o valor mensal do contrato dele?", 2),
+    ("Quem calibra as balanças, com que periodicidade, e em quanto tempo um chamado deve ser atendido?", 3),
+    ("O contrato de lavanderia exige seguro? Qual é o seu prazo de vigência?", 2),
+    ("Which company cleans the wards, and how many days does the contract give to fix a defect?", 2),
+    ("O fornecedor guarda dados de pacientes; em quantos dias deve apagá-los, e quem responde pelo descarte?", 2),
+    ("Qual é o prazo para prestar contas de despesas de viagem?", 1),
+    ("A política exige criptografia descrita em anexo. Quais controles o fornecedor se obrigou a cumprir?", 1),
+    ("Os exames, quando solicitados com urgência, têm prioridade?", 1),
+])
+def test_a_question_is_split_at_its_question_words(question, parts):
+    assert len(split(question)) == parts
+
+
+def test_a_part_that_points_back_carries_the_first_part_as_context():
+    first, second = split("Quem fornece os uniformes e qual é o valor mensal do contrato dele?")
+    assert first.query == first.text == "Quem fornece os uniformes"
+    assert "uniformes" in second.query and second.text == "qual é o valor mensal do contrato dele"
+    statement = split("O fornecedor guarda dados; em quantos dias deve apagá-los, e quem responde pelo descarte?")
+    assert statement[0].text.startswith("O fornecedor guarda dados")  # the statement is the first part's context
+
+
+def test_two_part_questions_are_routed_to_agentic():
+    assert compound("Quem fornece os uniformes e qual é o valor mensal do contrato dele?")
+    assert compound("Who is the records officer in the handbook, and within how many days are requests answered?")
+    assert not compound("Qual é o valor mensal do contrato de uniformes?")
+
+
+def test_what_a_part_asks_for():
+    assert asks("qual é o valor mensal do contrato") == ["money"]
+    assert "duration" in asks("em quantos dias deve apagá-los")
+    assert "who" in asks("Que empresa lava os uniformes")
+    assert asks("quando foi concluída a migração") == ["date"]
+
+
+def _weigh(df: dict[str, int], language: str = "pt", n: int = 100):
+    def weigh(text: str) -> dict[str, float]:
+        return {t: math.log(1 + (n - df.get(t, 1) + 0.5) / (df.get(t, 1) + 0.5)) for t in terms(text, language)}
+    return weigh
+
+
+def test_each_part_gets_the_sentence_that_holds_its_answer_and_nothing_else_of_its_kind():
+    sources = [
+        ("Ata da Diretoria", "A Lavanda Serviços Ltda. passou a lavar os uniformes em março, com parada de 3 horas."),
+        ("Contrato de Lavanderia", "2.1 O valor mensal dos serviços é de R$ 12.000,00, totalizando R$ 288.000,00 "
+                                   "em 24 meses.\n\n2.2 O reajuste é anual."),
+        ("Política de Compras", "Todo contrato tem valor aprovado pela Diretoria."),
+    ]
+    parts = split("Que empresa lava os uniformes e qual é o valor mensal do contrato dela?")
+    picks = pick(parts, sources, "pt", _weigh({}))
+    assert [p.source for p in picks] == [1, 2]
+    assert "R$ 12.000,00" in picks[1].unit and "288.000" not in picks[1].unit  # the total is another value
+    text = render(picks, "pt")
+    assert text.splitlines()[1].endswith("[2]") and "Lavanda" in text.splitlines()[0]
+
+
+def test_the_words_naming_a_document_do_not_count_as_its_answer():
+    sources = [("Incident Response Playbook", "This playbook tells the incident response team what to do.\n\n"
+                                              "| Role | Name |\n|---|---|\n| Records Officer | Ana Lima |")]
+    first, = pick(split("Who is the records officer in the incident response playbook"), sources, "en",
+                  _weigh({}, "en"))
+    assert "Ana Lima" in first.unit
+
+
+def test_a_part_without_a_document_of_its_own_is_answered_from_the_named_one():
+    sources = [("Contrato CT-1", "A disponibilidade mínima é de 99,5% ao mês."),
+               ("Política de Viagens", "O desconto em folha é aplicado se a prestação de contas não for cumprida."),
+               ("Contrato CT-1", "O desconto é de 1% do valor mensal se a disponibilidade não for cumprida.")]
+    parts = split("Qual a disponibilidade mínima do CT-1 e qual o desconto se ela não for cumprida?")
+    picks = pick(parts, sources, "pt", _weigh({}), [None, {1, 3}])
+    assert picks[1].source == 3
+
+
+def test_a_part_nothing_answers_is_said_plainly():
+    picks = pick(split("Quem lava os uniformes e qual é a cor da frota?"),
+                 [("Contrato", "A Lavanda Ltda. lava os uniformes.")], "pt", _weigh({}))
+    text = render(picks, "pt")
+    assert "Lavanda" in text and "Não encontrado nos documentos lidos" in text and "cor da frota" in text
