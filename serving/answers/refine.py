@@ -28,6 +28,8 @@ MAX_SOURCES = 3
 MAX_STRIPS = 4
 MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
+MISSING_SHARE = 0.4  # a partial answer whose evidence misses the question's subject and this share of its terms
+# (idf-weighted) is the refusal
 LABELS = {
     "pt": {"current": "Versão vigente ({title}):", "superseded": "Versão substituída ({title}), não mais válida:",
            "missing": "Os trechos encontrados não cobrem: {words}."},
@@ -171,6 +173,20 @@ def _name(item: EvidenceItem) -> str:
     return stem or item.title or item.id
 
 
+def _subject_missing(req: Request, chosen: list[int]) -> bool:
+    """The evidence is about something else: no usable item holds the question's most distinctive term (the rarest
+    one some chunk holds: "lavanderia" in "quem é o fornecedor do contrato de lavanderia?"), and the terms none
+    holds weigh at least ``MISSING_SHARE`` of the question ("prazo de prestação de contas de viagens a congressos"
+    still gets its partial answer)."""
+    q = req.q
+    missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
+    held = [t for t in q.weights if q.surface.get(t, t) not in q.absent and t not in q.codes]
+    if not held or q.surface.get(key := max(held, key=lambda t: q.weights[t]), key) not in missing:
+        return False
+    total = sum(q.weights.values()) or 1.0
+    return sum(w for t, w in q.weights.items() if q.surface.get(t, t) in missing) / total >= MISSING_SHARE
+
+
 def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     labels = LABELS.get(language, LABELS["pt"])
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
@@ -179,8 +195,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     if not chosen:
         return refusal(language)
     status = "answered" if req.grades[chosen[0]].grade == CORRECT else "partial"
-    if status == "partial" and len(req.q.absent) > 1:  # it asks about things no document holds
-        return refusal(language)
+    if status == "partial" and (len(req.q.absent) > 1 or _subject_missing(req, chosen)):
+        return refusal(language)  # it asks about things no document, or none of the evidence, holds
     main, older, currents = _versions(req, _primaries(req, chosen))
     picked = _strips(req, main)
     if not picked:

@@ -124,9 +124,11 @@ class AnswerService:
         else:
             relevance = max((g.score for g in grades.values()), default=0.0)
         missing = engine.relevance.missing_codes(
-            weights, lambda: engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters)))
+            weights, lambda: engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters)),
+            question, language)
         if missing:
-            retrieved.warnings.append(f"no readable document contains {', '.join(m.upper() for m in missing)}")
+            retrieved.warnings.append(
+                f"no readable document contains {', '.join(m if m[:1].isupper() else m.upper() for m in missing)}")
         retrieved.warnings += [INJECTION_WARNING.format(n=s.n, title=s.title) for s in retrieved.sources if s.flagged]
         below = all(g.grade == grading.INCORRECT for g in grades.values()) and mode != "global"
         if self.grade_with_llm and engine.generator is not None and req.generate and not (below or missing):

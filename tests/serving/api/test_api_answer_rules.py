@@ -1,0 +1,36 @@
+"""Answer rules over the indexed sample corpus: a question about a name the caller's documents never mention, or
+whose evidence misses its subject, is refused rather than answered from neighbouring passages; a question that
+names a document's code and asks one of its slots (supplier, manager, term, subject) is answered from that
+document's passage for the slot."""
+
+from __future__ import annotations
+
+import pytest
+
+from serving.answers import AnswerService
+from serving.answers.access import Caller
+from serving.answers.types import QueryRequest
+
+BUYER = Caller("t", frozenset({"compras"}))
+
+
+def _ask(api, question: str, caller: Caller = BUYER):
+    return AnswerService(api.holder).query(QueryRequest(question, mode="auto"), caller, "r")
+
+
+def test_a_supplier_name_no_readable_document_holds_is_refused_and_named(api):
+    answer = _ask(api, "Qual é o valor mensal pago à Limpamax Serviços pela limpeza hospitalar?")
+    assert answer.status == "not_found" and answer.citations == []
+    assert "no readable document contains Limpamax" in answer.warnings
+    control = _ask(api, "Qual é o valor mensal do contrato de limpeza hospitalar?")  # no name: the contract answers
+    assert control.status == "answered" and "R$ 86.400,00" in control.answer
+
+
+@pytest.mark.parametrize("question", [
+    "Quem é o fornecedor do contrato de jardinagem hospitalar?",
+    "Quantos leitos de UTI neonatal o hospital possui?",
+    "Qual é o código do protocolo gerenciado de pneumonia grave?",
+])
+def test_evidence_that_misses_the_subject_of_the_question_is_refused_not_partial(api, question):
+    answer = _ask(api, question)
+    assert answer.status == "not_found" and answer.citations == []
