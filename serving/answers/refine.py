@@ -13,6 +13,7 @@ No sentence flagged as an instruction to an assistant is ever a strip (``grading
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from serving.answers import prompt
@@ -28,6 +29,9 @@ MAX_SOURCES = 3
 MAX_STRIPS = 4
 MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
+# not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
+_ASKING = re.compile(r"(?i)qual|quais|quant[oa]s?|quando|quem|onde|como|what|which|who|whom|how|when|where|many|much")
+_VERB = re.compile(r"(?i)(?<!g)(?:ou|ar|er|ir|am|em|ndo)$")
 MISSING_SHARE = 0.4  # a partial answer whose evidence misses the question's subject and this share of its terms
 # (idf-weighted) is the refusal
 LABELS = {
@@ -180,18 +184,35 @@ def _subject_missing(req: Request, chosen: list[int]) -> bool:
     still gets its partial answer)."""
     q = req.q
     missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
-    held = [t for t in q.weights if q.surface.get(t, t) not in q.absent and t not in q.codes]
+    held = [t for t in q.weights if (word := q.surface.get(t, t)) not in q.absent and t not in q.codes
+            and not _ASKING.fullmatch(word) and not _VERB.search(word)]
     if not held or q.surface.get(key := max(held, key=lambda t: q.weights[t]), key) not in missing:
         return False
     total = sum(q.weights.values()) or 1.0
     return sum(w for t, w in q.weights.items() if q.surface.get(t, t) in missing) / total >= MISSING_SHARE
 
 
+def coded_documents(engine: Engine, q: Question) -> set[str]:
+    """The documents whose title or file name holds a code the question names ("o contrato CT-2024-0187")."""
+    return {d for code in q.codes for d in engine.coded.get(code, ())}
+
+
+def add_coded(req: Request) -> None:
+    """Each document the question names by its code with its best passage for the question added to the
+    evidence (graded), when the retrieved ones of it are worse or missing: the slot asked of a contract is
+    answered from the contract, whatever the retriever ranked first."""
+    for document_id in sorted(coded_documents(req.engine, req.q)):
+        req.source_of(document_id)
+
+
 def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     labels = LABELS.get(language, LABELS["pt"])
+    coded = coded_documents(req.engine, req.q)
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
     chosen = [n for n in ranked if req.grades[n].grade == CORRECT] or \
         [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
+    if coded and not req.q.parts:  # a document the question names by its code answers, not one that cites it
+        chosen = [n for n in chosen if req.item(n).document_id in coded] or chosen
     if not chosen:
         return refusal(language)
     status = "answered" if req.grades[chosen[0]].grade == CORRECT else "partial"

@@ -20,7 +20,7 @@ import numpy as np
 from models.analysis import analyze
 from serving.search.index import SearchIndex
 
-_CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
+CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 # a capitalised word that does not open a sentence ("Brilho", "NuvemSul"); all-capital acronyms are left out
 # (the analyser reads them unevenly: "CISO" -> "cis")
 _NAME = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![\w-])[A-ZÁÉÍÓÚÂÊÔÃÕÇ][a-záéíóúâêôãõçà]+(?:[A-Z][a-z]+)*(?![\w-])")
@@ -68,7 +68,7 @@ class Relevance:
                       question: str = "", language: str = "pt") -> list[str]:
         """Codes among the question's terms, and proper names of the ``question``, that no chunk the caller can
         read (``readable()``, a row mask) contains (a name as the question writes it)."""
-        codes = [t for t in weights if _CODE.fullmatch(t)]
+        codes = [t for t in weights if CODE.fullmatch(t)]
         names = {t: word for word in _NAME.findall(question) for t in analyze(word, language) if t in weights}
         if not codes and not names:
             return []

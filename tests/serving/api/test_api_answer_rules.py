@@ -34,3 +34,15 @@ def test_a_supplier_name_no_readable_document_holds_is_refused_and_named(api):
 def test_evidence_that_misses_the_subject_of_the_question_is_refused_not_partial(api, question):
     answer = _ask(api, question)
     assert answer.status == "not_found" and answer.citations == []
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Quem é o fornecedor do contrato CT-2024-0215?", "CONTRATADA: Sabor & Saúde Alimentação Coletiva Ltda."),
+    ("Quem é o gestor do contrato CT-2024-0203?", "Gustavo Henrique Freitas"),
+    ("Do que trata o documento POP-TI-003?", "Definir a rotina de cópias de segurança"),
+])
+def test_a_slot_of_a_coded_document_is_answered_from_that_document(api, question, expected):
+    answer = _ask(api, question)
+    assert answer.status == "answered" and expected in answer.answer.splitlines()[0]
+    code = question.rstrip("?").rsplit(" ", 1)[-1]
+    assert all(code in (c.title or "") or code in (c.path or "") for c in answer.citations)
