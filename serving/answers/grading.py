@@ -51,6 +51,9 @@ _CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 _WORD = re.compile(r"[\w][\w-]*")
 _ASKS = re.compile(r"\b(?:qual|quais|quem|quanto|quantos|quantas|quando|onde|como|what|which|who|how|when|where)\b"
                    r"|^\s*que\b", re.IGNORECASE)  # "Que empresa faz ... e qual acréscimo ...": two asks
+# a question about what to do ("o que devo fazer se perder o prazo...") asks for a rule, not for the value it names
+_PROCEDURE = re.compile(r"\bo que (?:devo|deve|devemos|fa[cç]o|fazer|acontece)\b|\bcomo (?:devo|deve|proceder)\b|"
+                        r"\bwhat (?:should|must|do|happens)\b|\bhow (?:should|do) (?:i|we)\b", re.IGNORECASE)
 _KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "amount": (re.compile(r"\b(?:valor|valores|quanto (?:custa|custou|paga|pagou|recebe|[eé])|pre[cç]o|custo|"
                           r"how much|cost|price|amount|fee|value)\b", re.I),
@@ -117,7 +120,8 @@ class Question:
         for word in _WORD.findall(text):
             for term in analyze(word, language):
                 surface.setdefault(term, word)
-        kind = next((name for name, (asks, _) in _KINDS.items() if asks.search(text)), None)
+        kind = None if _PROCEDURE.search(text) else \
+            next((name for name, (asks, _) in _KINDS.items() if asks.search(text)), None)
         asking = frozenset(t for m in _KINDS[kind][0].finditer(text) for t in analyze(m.group(0), language)) \
             if kind else frozenset()
         return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), kind, vector,

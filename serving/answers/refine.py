@@ -229,15 +229,23 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
         key = "current" if item.document_id in currents else "superseded"
         return labels[key].format(title=_name(item)) + " "
 
-    lines += [f"{label(n) if older and i == 0 else ''}{s.text} [{n}]" for i, (n, s) in enumerate(picked)]
+    # a line is labelled with its version when its document has other versions in the evidence (its first line)
+    versioned, seen = {family(req.item(n).title or "") for n in older}, set()
+    for n, s in picked:
+        doc = req.item(n).document_id
+        head = label(n) if family(req.item(n).title or "") in versioned and doc not in seen else ""
+        seen.add(doc)
+        lines.append(f"{head}{s.text} [{n}]")
+    quoted = {family(req.item(n).title or "") for n, _ in picked}
     best_of: dict[str, tuple[int, Strip]] = {}
-    for n in older:
+    for n in [n for n in older if family(req.item(n).title or "") in quoted]:  # the version it supersedes is quoted
         for s in req.grades[n].strips:
             doc = req.item(n).document_id or req.item(n).id
             if doc not in best_of or (-s.score, s.values) < (-best_of[doc][1].score, best_of[doc][1].values):
                 best_of[doc] = (n, s)
     for n, s in best_of.values():  # named and cited; its own rule quoted only when the question names a version
-        lines.append(f"{label(n)}{s.text} [{n}]" if asked_version(req.q.text) is not None else f"{label(n)}[{n}]")
+        lines.append(f"{label(n)}{s.text} [{n}]" if asked_version(req.q.text) is not None
+                     else f"{label(n).rstrip().rstrip(':')}. [{n}]")
     if status == "partial":
         missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
         words = [w for w in req.grades[chosen[0]].missing if w in missing][:5]

@@ -43,3 +43,12 @@ def test_what_a_document_is_about_is_its_objective_section():
                       dense=0.5)
     assert objective.grade == CORRECT
     assert grade(q, "As iscas são trocadas a cada 15 dias.", f"{title} 3. Rotina", dense=0.5).grade == INCORRECT
+
+
+def test_a_question_about_what_to_do_asks_for_the_rule_not_for_the_deadline_it_names():
+    q = _q("O que devo fazer se perder o prazo de prestação de contas da viagem?")
+    assert q.kind is None
+    late = ("6.2 Prestações de contas apresentadas após o prazo só são aceitas com justificativa aprovada pelo "
+            "gestor e pela Controladoria.")
+    g = grade(q, late, "Política de Reembolso de Despesas de Viagem — 6. Prestação de contas", dense=0.6)
+    assert g.grade == CORRECT and g.strips[0].text.startswith("6.2")

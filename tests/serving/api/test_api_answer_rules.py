@@ -5,6 +5,8 @@ document's passage for the slot."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from serving.answers import AnswerService
@@ -46,3 +48,12 @@ def test_a_slot_of_a_coded_document_is_answered_from_that_document(api, question
     assert answer.status == "answered" and expected in answer.answer.splitlines()[0]
     code = question.rstrip("?").rsplit(" ", 1)[-1]
     assert all(code in (c.title or "") or code in (c.path or "") for c in answer.citations)
+
+
+def test_version_labels_belong_to_documents_with_versions_and_name_what_they_supersede(api):
+    unversioned = _ask(api, "Com quanta antecedência as férias devem ser solicitadas?")
+    assert "60 dias" in unversioned.answer and "Versão" not in unversioned.answer  # a form is nobody's old version
+    versioned = _ask(api, "Qual é o prazo para prestar contas de despesas de viagem?")
+    lines = versioned.answer.splitlines()
+    assert lines[0].startswith("Versão vigente") and lines[1].startswith("Versão substituída")
+    assert not any(re.search(r":\s*\[\d+\]$", line) for line in lines)  # nothing hangs after a colon
