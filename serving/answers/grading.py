@@ -182,7 +182,7 @@ def features(q: Question, text: str, context: str, dense: float | None,
         typed = [Strip(s.text, s.position, s.score, s.held, len(holds.findall(s.text)))
                  for s in strips if fills(s.text)]
         kind = 1.0 if typed else 0.0
-        strips = typed or strips
+        strips = strips if q.parts else typed or strips  # a question of several parts keeps the others
     if kind == 1.0:
         held |= q.kind_terms
     missing = [q.surface.get(t, t) for t, _ in sorted(q.weights.items(), key=lambda kv: -kv[1]) if t not in held]

@@ -1,7 +1,8 @@
 """Slots a question asks of a document, beside the kinds of fact (``grading``'s amounts, deadlines...): who
-supplies it, who manages it, how long it is in force, what it is about. Each slot is (how a question asks for it,
-how a passage fills it), in Portuguese and English; a passage that fills the slot covers the words asking for it
-("fornecedor" is covered by "CONTRATADA: Higiplus Ltda."), one that does not cannot answer it.
+supplies it, who manages it, how long it is in force, what it is about, when it is next reviewed. Each slot is
+(how a question asks for it, how a passage fills it), in Portuguese and English; a passage that fills the slot
+covers the words asking for it ("fornecedor" is covered by "CONTRATADA: Higiplus Ltda."), one that does not
+cannot answer it (unless the question asks several things).
 
 A slot whose ``CONTEXT`` flag is set is also filled by the section the passage sits in (the "1. Objetivo"
 section answers "do que trata o documento").
@@ -40,5 +41,9 @@ SLOTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
         # the objective, not the scope (which lists what it covers)
         re.compile(r"\b(?:objetivos?|objeto|finalidade|prop[oó]sito|purpose|objectives?|introdu[cç][aã]o|"
                    r"introduction|resumo|summary)\b", _I)),
+    "review": (
+        re.compile(r"\b(?:due for review|next review|review date|pr[oó]xima revis[aã]o|revis[aã]o prevista|"
+                   r"(?:deve|precisa) ser revisad[oa])\b", _I),
+        re.compile(r"\b(?:next review|review date|pr[oó]xima revis[aã]o|revis[aã]o prevista)\b", _I)),
 }
 CONTEXT = frozenset({"subject"})

@@ -52,3 +52,14 @@ def test_a_question_about_what_to_do_asks_for_the_rule_not_for_the_deadline_it_n
             "gestor e pela Controladoria.")
     g = grade(q, late, "Política de Reembolso de Despesas de Viagem — 6. Prestação de contas", dense=0.6)
     assert g.grade == CORRECT and g.strips[0].text.startswith("6.2")
+
+
+def test_a_question_of_two_parts_keeps_the_review_date_and_the_other_part():
+    control = ("| PREPARED BY | REVIEWED BY | APPROVED BY |\n| --- | --- | --- |\n"
+               "| Ana Lima | Rui Dias | Eva Gomes |\n\nVersion: 2\n\nNext review: 2028-05-01\n\nDepartment: Quality")
+    q = Question.of("When is the Cleaning Standard due for review, and who prepared it?", "en",
+                    {t: 1.0 for t in analyze("When is the Cleaning Standard due for review, and who prepared it?",
+                                             "en")})
+    g = grade(q, control, "Cleaning Standard Document control", dense=0.6)
+    texts = " ".join(s.text for s in g.strips)
+    assert g.grade != INCORRECT and "2028-05-01" in texts and "Ana Lima" in texts
