@@ -32,6 +32,7 @@ KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's covera
 # not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
 _ASKING = re.compile(r"(?i)qual|quais|quant[oa]s?|quando|quem|onde|como|what|which|who|whom|how|when|where|many|much")
 _VERB = re.compile(r"(?i)(?<!g)(?:ou|ar|er|ir|am|em|ndo)$")
+PRIMARY_MARGIN = 0.05  # a restated document's passage replaces the restating one when its grade is this close
 MISSING_SHARE = 0.4  # a partial answer whose evidence misses the question's subject and this share of its terms
 # (idf-weighted) is the refusal
 LABELS = {
@@ -103,7 +104,9 @@ class Request:
 
 
 def _primaries(req: Request, chosen: list[int]) -> list[int]:
-    """``chosen`` with each source that restates another document replaced by that document's source."""
+    """``chosen`` with each source that restates another document replaced by that document's source, when that
+    source answers about as well (within ``PRIMARY_MARGIN``): a manual that names the form to fill in keeps its
+    own, better rule."""
     out: list[int] = []
     for n in chosen:
         item, text = req.item(n), " ".join(s.text for s in req.grades[n].strips)
@@ -111,7 +114,8 @@ def _primaries(req: Request, chosen: list[int]) -> list[int]:
         ids = [d for fam in named(text, req.engine.families) if fam != own for d in req.engine.families[fam]]
         primary = req.current_of([d for d in ids if d != item.document_id]) if ids else None
         m = req.source_of(primary) if primary else None
-        out.append(m if m is not None else n)
+        good = m is not None and req.grades[m].score >= req.grades[n].score - PRIMARY_MARGIN
+        out.append(m if good and m is not None else n)
     return list(dict.fromkeys(out))
 
 

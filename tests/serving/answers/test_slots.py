@@ -63,3 +63,10 @@ def test_a_question_of_two_parts_keeps_the_review_date_and_the_other_part():
     g = grade(q, control, "Cleaning Standard Document control", dense=0.6)
     texts = " ".join(s.text for s in g.strips)
     assert g.grade != INCORRECT and "2028-05-01" in texts and "Ana Lima" in texts
+
+
+def test_a_deadline_in_business_days_is_a_deadline():
+    text = "Incidents with relevant risk to data subjects are reported to the ANPD within **3 business days**."
+    q = Question.of("Within what deadline are incidents reported to the ANPD?", "en",
+                    {t: 1.0 for t in analyze("Within what deadline are incidents reported to the ANPD?", "en")})
+    assert grade(q, text, "Incident Response Playbook 3.4 Notification", dense=0.6).grade == CORRECT

@@ -53,6 +53,7 @@ def test_a_slot_of_a_coded_document_is_answered_from_that_document(api, question
 def test_version_labels_belong_to_documents_with_versions_and_name_what_they_supersede(api):
     unversioned = _ask(api, "Com quanta antecedência as férias devem ser solicitadas?")
     assert "60 dias" in unversioned.answer and "Versão" not in unversioned.answer  # a form is nobody's old version
+    assert "15 dias" not in unversioned.answer  # the manual's rule, not the form's other deadline beside it
     versioned = _ask(api, "Qual é o prazo para prestar contas de despesas de viagem?")
     lines = versioned.answer.splitlines()
     assert lines[0].startswith("Versão vigente") and lines[1].startswith("Versão substituída")
