@@ -32,7 +32,7 @@ KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's covera
 # not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
 _ASKING = re.compile(r"(?i)qual|quais|quant[oa]s?|quando|quem|onde|como|what|which|who|whom|how|when|where|many|much")
 _VERB = re.compile(r"(?i)(?<!g)(?:ou|ar|er|ir|am|em|ndo)$")
-PRIMARY_MARGIN = 0.05  # a restated document's passage replaces the restating one when its grade is this close
+FORM_TYPES = frozenset({"formulario", "formulário", "form", "template", "modelo"})
 MISSING_SHARE = 0.4  # a partial answer whose evidence misses the question's subject and this share of its terms
 # (idf-weighted) is the refusal
 LABELS = {
@@ -104,19 +104,24 @@ class Request:
 
 
 def _primaries(req: Request, chosen: list[int]) -> list[int]:
-    """``chosen`` with each source that restates another document replaced by that document's source, when that
-    source answers about as well (within ``PRIMARY_MARGIN``): a manual that names the form to fill in keeps its
-    own, better rule."""
+    """``chosen`` with each source that restates another document replaced by that document's source. A form
+    (a document to fill in, ``FORM_TYPES``) is named by the rules that ask for it, it does not state them: a
+    manual that says which form to fill in keeps its own rule."""
     out: list[int] = []
     for n in chosen:
         item, text = req.item(n), " ".join(s.text for s in req.grades[n].strips)
         own = family(item.title or "")
-        ids = [d for fam in named(text, req.engine.families) if fam != own for d in req.engine.families[fam]]
+        ids = [d for fam in named(text, req.engine.families) if fam != own for d in req.engine.families[fam]
+               if not _form(req.engine, d)]
         primary = req.current_of([d for d in ids if d != item.document_id]) if ids else None
         m = req.source_of(primary) if primary else None
-        good = m is not None and req.grades[m].score >= req.grades[n].score - PRIMARY_MARGIN
-        out.append(m if good and m is not None else n)
+        out.append(m if m is not None else n)
     return list(dict.fromkeys(out))
+
+
+def _form(engine: Engine, document_id: str) -> bool:
+    rows = engine.documents.get(document_id)
+    return bool(rows) and str(engine.index.doc_types[rows[0]]).casefold() in FORM_TYPES
 
 
 def _versions(req: Request, chosen: list[int]) -> tuple[list[int], list[int], set[str]]:
