@@ -58,3 +58,10 @@ def test_version_labels_belong_to_documents_with_versions_and_name_what_they_sup
     lines = versioned.answer.splitlines()
     assert lines[0].startswith("Versão vigente") and lines[1].startswith("Versão substituída")
     assert not any(re.search(r":\s*\[\d+\]$", line) for line in lines)  # nothing hangs after a colon
+
+
+def test_a_strip_that_introduces_a_table_is_quoted_with_its_rows(api):
+    answer = _ask(api, "Qual a ordem de coleta dos tubos de sangue?")
+    line = next(line for line in answer.answer.splitlines() if line.rstrip().endswith(":"))
+    rows = answer.answer.split(line, 1)[1].splitlines()[1:]
+    assert rows[0].startswith("- Ordem: 1") and any("citrato de sódio 3,2%" in r for r in rows)
