@@ -22,13 +22,14 @@ from lakehouse.schemas import INJECTION
 from lakehouse.settings import Settings
 from lakehouse.snapshots import snapshot_tables
 from lakehouse.storage import read_json
+from models.analysis import analyze
 from models.embedding import Embedder
 from models.injection import find_injections
 from models.rerank import Reranker, load_reranker
 from serving.answers.agentic.trace import Budget
 from serving.answers.catalog import Catalog
 from serving.answers.generation import Generator
-from serving.answers.relevance import Relevance
+from serving.answers.relevance import CODE, Relevance
 from serving.answers.versions import family
 from serving.graph import GraphSearcher, GraphStore
 from serving.search.encoder_service import EncoderService
@@ -62,6 +63,7 @@ class Engine:
     injection: list[tuple[str, ...]] = field(default_factory=list)  # per row: sentences addressing an assistant
     rows: dict[str, int] = field(default_factory=dict)  # chunk id -> row
     families: dict[str, list[str]] = field(default_factory=dict)  # title without version markers -> documents
+    coded: dict[str, list[str]] = field(default_factory=dict)  # a code its title or file name holds -> documents
 
     def retriever(self, pages: bool = True) -> Retriever:
         """A retriever for one request (its timings are per request); the index is shared. ``pages``: with the
@@ -94,6 +96,17 @@ def _graph(tables: Path, index: SearchIndex, retriever: Retriever, generator: Ge
     store = GraphStore.load(tables, index)
     llm = generator.client if generator is not None else None
     return GraphSearcher(store, retriever, llm, cache_dir=cache_dir, config=config), None
+
+
+def _coded(index: SearchIndex, documents: dict[str, list[int]]) -> dict[str, list[str]]:
+    """Documents by the codes of their title or file name ("IT-TI-021 - Concessão..." -> ``it-ti-021``), as the
+    BM25 analyser writes them (the question's codes are read the same way)."""
+    out: dict[str, list[str]] = {}
+    for document_id, rows in documents.items():
+        name = (index.paths[rows[0]] or "").rsplit("/", 1)[-1]
+        for code in {t for t in analyze(f"{index.titles[rows[0]]} {name}", "pt") if CODE.fullmatch(t)}:
+            out.setdefault(code, []).append(document_id)
+    return out
 
 
 def _families(index: SearchIndex, documents: dict[str, list[int]]) -> dict[str, list[str]]:
@@ -155,7 +168,8 @@ def load_engine(settings: Settings, snapshot_id: str, generator: Generator | Non
                     documents,
                     ordinals, graph, reason, generator, min_relevance=min_relevance,
                     pages=load_page_searcher(settings, tables) if dense else None, injection=injection,
-                    rows={c: r for r, c in enumerate(index.chunk_ids)}, families=_families(index, documents))
+                    rows={c: r for r, c in enumerate(index.chunk_ids)}, families=_families(index, documents),
+                    coded=_coded(index, documents))
     probe = config if dense else RetrievalConfig(**{**config.__dict__, "method": "bm25"})
     engine.retriever().search("probe", frozenset({PUBLIC}), top_k=1, config=probe)  # smoke query
     engine.agent_budget = Budget(settings.api.agent_max_steps, settings.api.agent_max_tokens,

@@ -34,6 +34,7 @@ from serving.answers.modes import Retrieved
 from serving.answers.prompt import Source
 from serving.answers.relevance import terms
 from serving.answers.sentences import split_units
+from serving.answers.slots import CONTEXT, SLOTS
 from serving.answers.types import EvidenceItem
 from serving.answers.versions import VERSION
 
@@ -48,8 +49,11 @@ STRIP_SHARE = 0.7  # a strip addresses the question when it covers this share of
 
 _CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 _WORD = re.compile(r"[\w][\w-]*")
-_ASKS = re.compile(r"\b(?:qual|quais|quem|quanto|quantos|quantas|quando|onde|como|what|which|who|how|when|where)\b",
-                   re.IGNORECASE)
+_ASKS = re.compile(r"\b(?:qual|quais|quem|quanto|quantos|quantas|quando|onde|como|what|which|who|how|when|where)\b"
+                   r"|^\s*que\b", re.IGNORECASE)  # "Que empresa faz ... e qual acréscimo ...": two asks
+# a question about what to do ("o que devo fazer se perder o prazo...") asks for a rule, not for the value it names
+_PROCEDURE = re.compile(r"\bo que (?:devo|deve|devemos|fa[cç]o|fazer|acontece)\b|\bcomo (?:devo|deve|proceder)\b|"
+                        r"\bwhat (?:should|must|do|happens)\b|\bhow (?:should|do) (?:i|we)\b", re.IGNORECASE)
 _KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "amount": (re.compile(r"\b(?:valor|valores|quanto (?:custa|custou|paga|pagou|recebe|[eé])|pre[cç]o|custo|"
                           r"how much|cost|price|amount|fee|value)\b", re.I),
@@ -57,7 +61,7 @@ _KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "deadline": (re.compile(r"\b(?:prazo|prazos|quanto tempo|quantos dias|quantas horas|em at[eé] quando|"
                             r"deadline|how long|how many (?:days|hours)|within how|period|periodicidade|"
                             r"frequ[eê]ncia|por quanto tempo)\b", re.I),
-                 re.compile(r"\d+(?:\s*\([^)]{1,20}\))?\s?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
+                 re.compile(r"\d+(?:\s*\([^)]{1,20}\))?\s?(?:(?:business|working|calendar)\s)?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
                             r"minutos?|min\b|segundos?|seconds?|hours?|days?|months?|years?|weeks?|minutes?)|\b(?:imediat\w*|immediately|"
                             r"anual\w*|mensal\w*|semanal\w*|di[aá]ri\w*|annual\w*|monthly|weekly|daily)\b", re.I)),
     "percent": (re.compile(r"\b(?:percentual|porcentagem|percentage|percent)\b|%", re.I),
@@ -65,6 +69,7 @@ _KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "count": (re.compile(r"\b(?:quantos|quantas|how many)\b", re.I),
               re.compile(r"\d|\b(?:um|uma|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|one|two|three|"
                          r"four|five|six|seven|eight|nine|ten)\b", re.I)),
+    **SLOTS,  # who supplies or manages a document, how long it is in force, what it is about
 }
 
 
@@ -115,7 +120,8 @@ class Question:
         for word in _WORD.findall(text):
             for term in analyze(word, language):
                 surface.setdefault(term, word)
-        kind = next((name for name, (asks, _) in _KINDS.items() if asks.search(text)), None)
+        kind = None if _PROCEDURE.search(text) else \
+            next((name for name, (asks, _) in _KINDS.items() if asks.search(text)), None)
         asking = frozenset(t for m in _KINDS[kind][0].finditer(text) for t in analyze(m.group(0), language)) \
             if kind else frozenset()
         return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), kind, vector,
@@ -156,9 +162,14 @@ def features(q: Question, text: str, context: str, dense: float | None,
     scored = []
     heading = _held(q, around)
     holds = _KINDS[q.kind][1] if q.kind is not None else None
+    section = holds is not None and q.kind in CONTEXT and holds.search(context) is not None
+
+    def fills(unit: str) -> bool:  # it states the kind of fact asked for ("20 a 30 segundos"), or sits in the
+        return holds is not None and (section or holds.search(unit) is not None)  # section that does
+
     for i, u in enumerate(units):
         own = _held(q, terms(u, q.language))
-        if holds is not None and holds.search(u):  # it states the kind of fact asked for ("20 a 30 segundos")
+        if fills(u):
             own |= q.kind_terms
         if own - set(q.codes) and not overlaps(u, flagged):  # it says something of the question itself, not
             # only its heading or a code (a running header "Contrato CT-2024-0178 - Página 1" is not an answer)
@@ -169,9 +180,9 @@ def features(q: Question, text: str, context: str, dense: float | None,
     kind = 0.5
     if q.kind is not None:
         typed = [Strip(s.text, s.position, s.score, s.held, len(holds.findall(s.text)))
-                 for s in strips if holds is not None and holds.search(s.text)]
+                 for s in strips if fills(s.text)]
         kind = 1.0 if typed else 0.0
-        strips = typed or strips
+        strips = strips if q.parts else typed or strips  # a question of several parts keeps the others
     if kind == 1.0:
         held |= q.kind_terms
     missing = [q.surface.get(t, t) for t, _ in sorted(q.weights.items(), key=lambda kv: -kv[1]) if t not in held]

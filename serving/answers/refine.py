@@ -13,21 +13,31 @@ No sentence flagged as an instruction to an assistant is ever a strip (``grading
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from models.injection import overlaps
 from serving.answers import prompt
 from serving.answers.compose import Draft, refusal
 from serving.answers.engine import Engine
 from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Grade, Question, Strip, grade_item
 from serving.answers.modes import Retrieved
 from serving.answers.modes.base import add_chunk
+from serving.answers.sentences import split_units
 from serving.answers.types import EvidenceItem, Filters
 from serving.answers.versions import archived, asked_version, family, named, number
 
 MAX_SOURCES = 3
 MAX_STRIPS = 4
+MAX_FOLLOW = 12  # units quoted after a strip that introduces them with a colon
 MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
+# not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
+_ASKING = re.compile(r"(?i)qual|quais|quant[oa]s?|quando|quem|onde|como|what|which|who|whom|how|when|where|many|much")
+_VERB = re.compile(r"(?i)(?<!g)(?:ou|ar|er|ir|am|em|ndo)$")
+FORM_TYPES = frozenset({"formulario", "formulário", "form", "template", "modelo"})
+MISSING_SHARE = 0.4  # a partial answer whose evidence misses the question's subject and this share of its terms
+# (idf-weighted) is the refusal
 LABELS = {
     "pt": {"current": "Versão vigente ({title}):", "superseded": "Versão substituída ({title}), não mais válida:",
            "missing": "Os trechos encontrados não cobrem: {words}."},
@@ -97,16 +107,24 @@ class Request:
 
 
 def _primaries(req: Request, chosen: list[int]) -> list[int]:
-    """``chosen`` with each source that restates another document replaced by that document's source."""
+    """``chosen`` with each source that restates another document replaced by that document's source. A form
+    (a document to fill in, ``FORM_TYPES``) is named by the rules that ask for it, it does not state them: a
+    manual that says which form to fill in keeps its own rule."""
     out: list[int] = []
     for n in chosen:
         item, text = req.item(n), " ".join(s.text for s in req.grades[n].strips)
         own = family(item.title or "")
-        ids = [d for fam in named(text, req.engine.families) if fam != own for d in req.engine.families[fam]]
+        ids = [d for fam in named(text, req.engine.families) if fam != own for d in req.engine.families[fam]
+               if not _form(req.engine, d)]
         primary = req.current_of([d for d in ids if d != item.document_id]) if ids else None
         m = req.source_of(primary) if primary else None
         out.append(m if m is not None else n)
     return list(dict.fromkeys(out))
+
+
+def _form(engine: Engine, document_id: str) -> bool:
+    rows = engine.documents.get(document_id)
+    return bool(rows) and str(engine.index.doc_types[rows[0]]).casefold() in FORM_TYPES
 
 
 def _versions(req: Request, chosen: list[int]) -> tuple[list[int], list[int], set[str]]:
@@ -165,22 +183,66 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
     return sorted(kept, key=lambda p: (sources.index(p[0]), p[1].position))
 
 
+def _introduced(req: Request, n: int, strip: Strip) -> str:
+    """What a strip ending in a colon introduces ("A ordem abaixo evita...:" and the table rows after it): the
+    next units of its passage (at most ``MAX_FOLLOW``, none flagged), one a line."""
+    if not strip.text.rstrip().endswith(":"):
+        return ""
+    item = req.item(n)
+    row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
+    flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
+    follow = [u for u in split_units(item.text)[strip.position + 1:strip.position + 1 + MAX_FOLLOW]
+              if not overlaps(u, flagged)]
+    return "".join(f"\n- {u}" for u in follow)
+
+
 def _name(item: EvidenceItem) -> str:
     """A document's name that tells its versions apart: its file name without the extension."""
     stem = (item.path or "").rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return stem or item.title or item.id
 
 
+def _subject_missing(req: Request, chosen: list[int]) -> bool:
+    """The evidence is about something else: no usable item holds the question's most distinctive term (the rarest
+    one some chunk holds: "lavanderia" in "quem é o fornecedor do contrato de lavanderia?"), and the terms none
+    holds weigh at least ``MISSING_SHARE`` of the question ("prazo de prestação de contas de viagens a congressos"
+    still gets its partial answer)."""
+    q = req.q
+    missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
+    held = [t for t in q.weights if (word := q.surface.get(t, t)) not in q.absent and t not in q.codes
+            and not _ASKING.fullmatch(word) and not _VERB.search(word)]
+    if not held or q.surface.get(key := max(held, key=lambda t: q.weights[t]), key) not in missing:
+        return False
+    total = sum(q.weights.values()) or 1.0
+    return sum(w for t, w in q.weights.items() if q.surface.get(t, t) in missing) / total >= MISSING_SHARE
+
+
+def coded_documents(engine: Engine, q: Question) -> set[str]:
+    """The documents whose title or file name holds a code the question names ("o contrato CT-2024-0187")."""
+    return {d for code in q.codes for d in engine.coded.get(code, ())}
+
+
+def add_coded(req: Request) -> None:
+    """Each document the question names by its code with its best passage for the question added to the
+    evidence (graded), when the retrieved ones of it are worse or missing: the slot asked of a contract is
+    answered from the contract, whatever the retriever ranked first."""
+    for document_id in sorted(coded_documents(req.engine, req.q)):
+        req.source_of(document_id)
+
+
 def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     labels = LABELS.get(language, LABELS["pt"])
+    coded = coded_documents(req.engine, req.q)
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
     chosen = [n for n in ranked if req.grades[n].grade == CORRECT] or \
         [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
+    if coded and not req.q.parts:  # a document the question names by its code answers, not one that cites it
+        chosen = [n for n in chosen if req.item(n).document_id in coded] or chosen
     if not chosen:
         return refusal(language)
     status = "answered" if req.grades[chosen[0]].grade == CORRECT else "partial"
-    if status == "partial" and len(req.q.absent) > 1:  # it asks about things no document holds
-        return refusal(language)
+    if status == "partial" and (len(req.q.absent) > 1 or _subject_missing(req, chosen)):
+        return refusal(language)  # it asks about things no document, or none of the evidence, holds
     main, older, currents = _versions(req, _primaries(req, chosen))
     picked = _strips(req, main)
     if not picked:
@@ -192,15 +254,23 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
         key = "current" if item.document_id in currents else "superseded"
         return labels[key].format(title=_name(item)) + " "
 
-    lines += [f"{label(n) if older and i == 0 else ''}{s.text} [{n}]" for i, (n, s) in enumerate(picked)]
+    # a line is labelled with its version when its document has other versions in the evidence (its first line)
+    versioned, seen = {family(req.item(n).title or "") for n in older}, set()
+    for n, s in picked:
+        doc = req.item(n).document_id
+        head = label(n) if family(req.item(n).title or "") in versioned and doc not in seen else ""
+        seen.add(doc)
+        lines.append(f"{head}{s.text}{_introduced(req, n, s)} [{n}]")
+    quoted = {family(req.item(n).title or "") for n, _ in picked}
     best_of: dict[str, tuple[int, Strip]] = {}
-    for n in older:
+    for n in [n for n in older if family(req.item(n).title or "") in quoted]:  # the version it supersedes is quoted
         for s in req.grades[n].strips:
             doc = req.item(n).document_id or req.item(n).id
             if doc not in best_of or (-s.score, s.values) < (-best_of[doc][1].score, best_of[doc][1].values):
                 best_of[doc] = (n, s)
     for n, s in best_of.values():  # named and cited; its own rule quoted only when the question names a version
-        lines.append(f"{label(n)}{s.text} [{n}]" if asked_version(req.q.text) is not None else f"{label(n)}[{n}]")
+        lines.append(f"{label(n)}{s.text} [{n}]" if asked_version(req.q.text) is not None
+                     else f"{label(n).rstrip().rstrip(':')}. [{n}]")
     if status == "partial":
         missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
         words = [w for w in req.grades[chosen[0]].missing if w in missing][:5]

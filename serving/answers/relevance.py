@@ -3,8 +3,9 @@
 coverage(text) = the IDF-weighted share of the question's analysed terms (BM25's analysis: stems, folded
 accents, whole identifiers) that occur in ``text``. The relevance of a set of evidence is the best single
 item's coverage, so a question whose key terms are spread over unrelated passages still scores low. A code in
-the question ("CT-2024-0817") that no chunk readable by the caller contains makes the question unanswerable
-whatever the coverage.
+the question ("CT-2024-0817"), or a proper name ("Brilho Serviços": a capitalised word inside a sentence), that
+no chunk readable by the caller contains makes the question unanswerable whatever the coverage: the question is
+about something the caller's documents do not hold.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ import numpy as np
 from models.analysis import analyze
 from serving.search.index import SearchIndex
 
-_CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
+CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
+# a capitalised word that does not open a sentence ("Brilho", "NuvemSul"); all-capital acronyms are left out
+# (the analyser reads them unevenly: "CISO" -> "cis")
+_NAME = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![\w-])[A-ZÁÉÍÓÚÂÊÔÃÕÇ][a-záéíóúâêôãõçà]+(?:[A-Z][a-z]+)*(?![\w-])")
 
 
 @lru_cache(maxsize=20_000)
@@ -60,16 +64,18 @@ class Relevance:
         """The best single text's coverage of the question (its term ``weights``)."""
         return max((self.coverage(t, language, weights) for t in texts), default=0.0)
 
-    def missing_codes(self, weights: dict[str, float], readable: Callable[[], np.ndarray]) -> list[str]:
-        """Codes among the question's terms that no chunk the caller can read (``readable()``, a row mask)
-        contains."""
-        codes = [t for t in weights if _CODE.fullmatch(t)]
-        if not codes:
+    def missing_codes(self, weights: dict[str, float], readable: Callable[[], np.ndarray],
+                      question: str = "", language: str = "pt") -> list[str]:
+        """Codes among the question's terms, and proper names of the ``question``, that no chunk the caller can
+        read (``readable()``, a row mask) contains (a name as the question writes it)."""
+        codes = [t for t in weights if CODE.fullmatch(t)]
+        names = {t: word for word in _NAME.findall(question) for t in analyze(word, language) if t in weights}
+        if not codes and not names:
             return []
         mask, matrix = readable(), self.sparse.matrix
         missing = []
-        for term in codes:
+        for term in [*codes, *names]:
             column = self.sparse.vocabulary.get(term)
             if column is None or not mask[matrix.indices[matrix.indptr[column]:matrix.indptr[column + 1]]].any():
-                missing.append(term)
+                missing.append(names.get(term, term))
         return missing

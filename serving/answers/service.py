@@ -119,14 +119,18 @@ class AnswerService:
         q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights if engine.relevance.df(t) == 0))
         correct_at, ambiguous_at = self.thresholds(engine)
         grades = grading.grade_evidence(engine, q, retrieved, correct_at, ambiguous_at)
+        if mode != "global":  # the documents the question names by code answer it (``refine.add_coded``)
+            refine.add_coded(refine.Request(engine, q, retrieved, grades, caller.effective, correct_at, ambiguous_at))
         if mode == "global":  # rated points (0-100) already measure how each report finding covers the question
             relevance = max((e.score for e in retrieved.evidence), default=0.0) / 100
         else:
             relevance = max((g.score for g in grades.values()), default=0.0)
         missing = engine.relevance.missing_codes(
-            weights, lambda: engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters)))
+            weights, lambda: engine.retriever().mask(caller.effective, modes.retrieval_filters(req.filters)),
+            question, language)
         if missing:
-            retrieved.warnings.append(f"no readable document contains {', '.join(m.upper() for m in missing)}")
+            retrieved.warnings.append(
+                f"no readable document contains {', '.join(m if m[:1].isupper() else m.upper() for m in missing)}")
         retrieved.warnings += [INJECTION_WARNING.format(n=s.n, title=s.title) for s in retrieved.sources if s.flagged]
         below = all(g.grade == grading.INCORRECT for g in grades.values()) and mode != "global"
         if self.grade_with_llm and engine.generator is not None and req.generate and not (below or missing):

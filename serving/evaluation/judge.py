@@ -8,9 +8,9 @@
 - ``correct``: every gold key fact, and a relevant document cited.
 
 Gold key facts: a question's ``facts`` when labelled, else the typed facts (numbers with units, dates, codes) of
-its expected answer's first sentence, parentheses aside; every value anywhere in the expected answer, and in the
-question itself, is allowed in the answer. A question with no typed gold fact falls back to its expected answer's
-content words (at least 60% for a hit, 30% for part of one).
+its expected answer's first sentence, parentheses aside; every value anywhere in the expected answer, in the
+question itself and its ``as_of`` date (the day it is asked on), is allowed in the answer. A question with no
+typed gold fact falls back to its expected answer's content words (at least 60% for a hit, 30% for part of one).
 """
 
 from __future__ import annotations
@@ -63,6 +63,8 @@ def gold_of(row: dict) -> Gold:
     """The gold facts of one labelled question (``facts`` when given, else derived from ``expected_answer``)."""
     expected = str(row.get("expected_answer") or "")
     allowed = extract(expected) | extract(str(row.get("question") or ""))
+    if row.get("as_of"):  # the date the question is asked on ("vencida em 29/11/2026") is given, not a value
+        allowed |= extract(str(row["as_of"]))
     if row.get("facts"):
         required = set().union(*(parse_gold(str(f)) for f in row["facts"]))
     else:

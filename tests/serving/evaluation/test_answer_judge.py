@@ -103,3 +103,12 @@ def test_saved_answers_can_be_judged_again_without_asking():
     again = rejudge(result, [ROW])
     assert again["modes"]["basic"]["labels"]["correct"] == 1.0
     assert rejudge(result, [{**ROW, "facts": ["48 horas"]}])["modes"]["basic"]["labels"]["wrong"] == 1.0
+
+
+def test_the_date_a_question_is_asked_on_is_not_another_value_for_it():
+    row = {**ROW, "question": "Quais documentos estão com a revisão vencida?", "as_of": "2026-11-29",
+           "expected_answer": "A Política X, com próxima revisão prevista para 28/02/2026."}
+    answer = "1 documento com a revisão vencida em 29/11/2026: Política X — próxima revisão: 28/02/2026 [1]"
+    assert judge(gold_of(row), answer, "answered", [POLICY]).label == "correct"
+    other = "Política X — próxima revisão: 28/03/2026 [1]"  # another review date is still wrong
+    assert judge(gold_of(row), other, "answered", [POLICY]).label == "wrong"

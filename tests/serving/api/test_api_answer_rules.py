@@ -1,0 +1,67 @@
+"""Answer rules over the indexed sample corpus: a question about a name the caller's documents never mention, or
+whose evidence misses its subject, is refused rather than answered from neighbouring passages; a question that
+names a document's code and asks one of its slots (supplier, manager, term, subject) is answered from that
+document's passage for the slot."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from serving.answers import AnswerService
+from serving.answers.access import Caller
+from serving.answers.types import QueryRequest
+
+BUYER = Caller("t", frozenset({"compras"}))
+
+
+def _ask(api, question: str, caller: Caller = BUYER):
+    return AnswerService(api.holder).query(QueryRequest(question, mode="auto"), caller, "r")
+
+
+def test_a_supplier_name_no_readable_document_holds_is_refused_and_named(api):
+    answer = _ask(api, "Qual é o valor mensal pago à Limpamax Serviços pela limpeza hospitalar?")
+    assert answer.status == "not_found" and answer.citations == []
+    assert "no readable document contains Limpamax" in answer.warnings
+    control = _ask(api, "Qual é o valor mensal do contrato de limpeza hospitalar?")  # no name: the contract answers
+    assert control.status == "answered" and "R$ 86.400,00" in control.answer
+
+
+@pytest.mark.parametrize("question", [
+    "Quem é o fornecedor do contrato de jardinagem hospitalar?",
+    "Quantos leitos de UTI neonatal o hospital possui?",
+    "Qual é o código do protocolo gerenciado de pneumonia grave?",
+])
+def test_evidence_that_misses_the_subject_of_the_question_is_refused_not_partial(api, question):
+    answer = _ask(api, question)
+    assert answer.status == "not_found" and answer.citations == []
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Quem é o fornecedor do contrato CT-2024-0215?", "CONTRATADA: Sabor & Saúde Alimentação Coletiva Ltda."),
+    ("Quem é o gestor do contrato CT-2024-0203?", "Gustavo Henrique Freitas"),
+    ("Do que trata o documento POP-TI-003?", "Definir a rotina de cópias de segurança"),
+])
+def test_a_slot_of_a_coded_document_is_answered_from_that_document(api, question, expected):
+    answer = _ask(api, question)
+    assert answer.status == "answered" and expected in answer.answer.splitlines()[0]
+    code = question.rstrip("?").rsplit(" ", 1)[-1]
+    assert all(code in (c.title or "") or code in (c.path or "") for c in answer.citations)
+
+
+def test_version_labels_belong_to_documents_with_versions_and_name_what_they_supersede(api):
+    unversioned = _ask(api, "Com quanta antecedência as férias devem ser solicitadas?")
+    assert "60 dias" in unversioned.answer and "Versão" not in unversioned.answer  # a form is nobody's old version
+    assert "15 dias" not in unversioned.answer  # the manual's rule, not the form's other deadline beside it
+    versioned = _ask(api, "Qual é o prazo para prestar contas de despesas de viagem?")
+    lines = versioned.answer.splitlines()
+    assert lines[0].startswith("Versão vigente") and lines[1].startswith("Versão substituída")
+    assert not any(re.search(r":\s*\[\d+\]$", line) for line in lines)  # nothing hangs after a colon
+
+
+def test_a_strip_that_introduces_a_table_is_quoted_with_its_rows(api):
+    answer = _ask(api, "Qual a ordem de coleta dos tubos de sangue?")
+    line = next(line for line in answer.answer.splitlines() if line.rstrip().endswith(":"))
+    rows = answer.answer.split(line, 1)[1].splitlines()[1:]
+    assert rows[0].startswith("- Ordem: 1") and any("citrato de sódio 3,2%" in r for r in rows)
