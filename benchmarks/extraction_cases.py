@@ -42,6 +42,7 @@ CHECKS: dict[str, tuple[list[str], list[str]]] = {
     "run_in_heading.pdf": (["# 5.1 Hyper Parameter Optimization\n\nWe have chosen", "# 5.2 Results\n\nThe model"],
                            []),
     "no_table.pdf": (["# Relatório anual"], ["| --- |"]),
+    "figure_labels.pdf": (["\n\nnova política\n\n", "Depois da figura 3"], ["| --- |", "polític |"]),
     "text_boxes.docx": (["quatro horas", "sala de crise", "| Coordenador | Paulo Reis | 4410 |"], []),
     "footnotes.docx": (["Código Tributário Nacional"], []),
     "header_footer.docx": (["# Gestão de Senhas"], ["ELABORADO POR"]),

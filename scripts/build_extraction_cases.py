@@ -9,6 +9,7 @@ extraction, made with reportlab, python-docx or by hand, so nothing binary is co
 - ``running_header.pdf``: three pages with a running header, a footer with the approver and page numbers;
 - ``run_in_heading.pdf``: a bold numbered heading running into its paragraph, and font-size headings;
 - ``no_table.pdf``: one page of text beside a drawn figure (curves), no table;
+- ``figure_labels.pdf``: body text around a line chart whose gridlines form a 9 x 5 grid, with labels in it;
 - ``text_boxes.docx``: body text in text boxes (Word's wps shape with a VML fallback), one holding a table;
 - ``footnotes.docx``: a paragraph with a footnote;
 - ``header_footer.docx``: a header with the document code and a footer table with the approvals;
@@ -185,6 +186,41 @@ def no_table_pdf(path: Path) -> None:
     pdf.save()
 
 
+def figure_labels_pdf(path: Path) -> None:
+    """A line chart drawn on a full grid (the rules of a 9-column table) with a few labels inside its cells,
+    one of them across a gridline, between paragraphs of body text."""
+    pdf = _canvas(path)
+    pdf.setFont("Helvetica-Bold", 16)
+    pdf.drawString(72, 740, "Incidentes por mês")
+    pdf.setFont("Helvetica", 11)
+    for i in range(4):
+        pdf.drawString(72, 710 - 15 * i, f"Linha {i + 1}: os incidentes caíram ao longo do ano após a nova política.")
+    x0, y0, cw, rh, ncol, nrow = 110, 420, 45, 40, 9, 5
+    pdf.setLineWidth(0.5)
+    for k in range(nrow + 1):
+        pdf.line(x0, y0 + k * rh, x0 + ncol * cw, y0 + k * rh)
+    for k in range(ncol + 1):
+        pdf.line(x0 + k * cw, y0, x0 + k * cw, y0 + nrow * rh)
+    pdf.setFont("Helvetica", 8)
+    for k, month in enumerate(["jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out"]):
+        pdf.drawCentredString(x0 + k * cw, y0 - 12, month)
+    values = [42, 38, 35, 30, 31, 24, 20, 15, 12, 9]
+    series = pdf.beginPath()
+    series.moveTo(x0, y0 + values[0] * rh / 10)
+    for k, value in enumerate(values[1:], start=1):
+        series.lineTo(x0 + k * cw, y0 + value * rh / 10)
+    pdf.setLineWidth(1.5)
+    pdf.drawPath(series)
+    pdf.drawString(x0 + 8, y0 + 4.4 * rh, "pico: 42")
+    pdf.drawString(x0 + 5 * cw + 4, y0 + 2.6 * rh, "nova política")  # across a gridline
+    pdf.drawString(x0 + 8 * cw + 4, y0 + 0.5 * rh, "mínimo")
+    pdf.drawString(x0, y0 - 30, "Figura 1: incidentes registrados em cada mês de 2024.")
+    pdf.setFont("Helvetica", 11)
+    for i in range(3):
+        pdf.drawString(72, 350 - 15 * i, f"Depois da figura {i + 1}: cada incidente foi tratado dentro do prazo.")
+    pdf.save()
+
+
 # ---------------------------------------------------------------- DOCX
 
 _TEXT_BOX = """<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -328,6 +364,7 @@ CASES: dict[str, Callable[[Path], None]] = {
     "running_header.pdf": running_header_pdf,
     "run_in_heading.pdf": run_in_heading_pdf,
     "no_table.pdf": no_table_pdf,
+    "figure_labels.pdf": figure_labels_pdf,
     "text_boxes.docx": text_boxes_docx,
     "footnotes.docx": footnotes_docx,
     "header_footer.docx": header_footer_docx,

@@ -90,6 +90,14 @@ def test_page_without_rules_skips_the_table_probe(cases: dict[str, Path], monkey
     assert extracted.markdown.startswith("# Relatório anual\n") and not extracted.warnings
 
 
+def test_figure_labels_are_text_lines_not_a_table(cases: dict[str, Path]) -> None:
+    markdown = _extract(cases, "figure_labels.pdf").markdown
+    assert "| --- |" not in markdown  # was a 9-column table of empty cells: "| nova polític | a |"
+    for label in ("pico: 42", "nova política", "mínimo"):
+        assert f"\n\n{label}\n\n" in markdown
+    assert markdown.startswith("# Incidentes por mês\n") and "Depois da figura 3" in markdown
+
+
 def test_docx_text_boxes_and_their_tables_are_kept(cases: dict[str, Path]) -> None:
     markdown = _extract(cases, "text_boxes.docx").markdown
     assert "indisponível por mais de quatro horas" in markdown and "sala de crise" in markdown
