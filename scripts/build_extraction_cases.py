@@ -9,6 +9,8 @@ extraction, made with reportlab, python-docx or by hand, so nothing binary is co
 - ``running_header.pdf``: three pages with a running header, a footer with the approver and page numbers;
 - ``run_in_heading.pdf``: a bold numbered heading running into its paragraph, and font-size headings;
 - ``no_table.pdf``: one page of text beside a drawn figure (curves), no table;
+- ``headings.pdf``: two pages whose headings (``HEADINGS``) come from size, weight, numbering, capitals and a
+  bold run-in start, beside a running header, page numbers, a numbered list, a bold label and a colophon;
 - ``figure_labels.pdf``: body text around a line chart whose gridlines form a 9 x 5 grid, with labels in it;
 - ``text_boxes.docx``: body text in text boxes (Word's wps shape with a VML fallback), one holding a table;
 - ``footnotes.docx``: a paragraph with a footnote;
@@ -183,6 +185,73 @@ def no_table_pdf(path: Path) -> None:
         path_obj.curveTo(72 + 10 * k - 6, 130, 72 + 10 * k - 3, 110 + k, 72 + 10 * k, 120 + (k % 5))
     pdf.drawPath(path_obj)
     pdf.rect(60, 90, 480, 160)
+    pdf.save()
+
+HEADINGS = ["Política de Gestão de Documentos", "1 Objetivo", "1.1 Escopo", "Responsabilidades",
+            "1.2 Prazos de guarda", "2 Classificação, temporalidade e descarte de documentos físicos e digitais "
+            "da empresa", "3 DEFINIÇÕES", "4 Disposições Finais"]
+_SENTENCE = "Os documentos da área são registrados no sistema e revisados uma vez por ano pelo gestor responsável."
+
+
+def headings_pdf(path: Path) -> None:
+    """The reference headings are ``HEADINGS``; nothing else on the pages is a heading."""
+    pdf = _canvas(path)
+    state = {"y": 720.0, "page": 1}
+
+    def margins() -> None:
+        pdf.setFont("Helvetica", 8)
+        pdf.drawString(72, 760, "Manual Interno de Documentos — Uso Restrito")
+        pdf.drawRightString(540, 40, f"Página {state['page']} de 2")
+
+    def line(text: str, font: str = "Helvetica", size: float = 10, gap: float = 0, x: float = 72) -> None:
+        if state["y"] - gap < 90:
+            pdf.showPage()
+            state["page"], state["y"] = state["page"] + 1, 720.0
+            margins()
+        state["y"] -= gap
+        pdf.setFont(font, size)
+        pdf.drawString(x, state["y"], text)
+        state["y"] -= size * 1.45
+
+    def para(n: int = 3) -> None:
+        for _ in range(n - 1):
+            line(_SENTENCE)
+        line("O registro fica disponível para a auditoria interna.")
+
+    margins()
+    line(HEADINGS[0], "Helvetica-Bold", 18)
+    para(4)
+    line(HEADINGS[1], "Helvetica-Bold", 13, gap=10)
+    para(5)
+    line(HEADINGS[2], "Helvetica-Bold", 10, gap=6)
+    para(5)
+    line(HEADINGS[3], "Helvetica-Bold", 10, gap=6)
+    pdf.setFont("Helvetica-Bold", 10)  # a bold label starting a sentence: no heading
+    pdf.drawString(72, state["y"], "Atenção:")
+    pdf.setFont("Helvetica", 10)
+    pdf.drawString(72 + pdf.stringWidth("Atenção: ", "Helvetica-Bold", 10), state["y"], "o gestor responde pelo "
+                   "registro de cada documento da área e pela revisão anual.")
+    state["y"] -= 14.5
+    para(4)
+    state["y"] -= 6  # a bold numbered heading running into its paragraph, with a full stop
+    pdf.setFont("Helvetica-Bold", 10)
+    pdf.drawString(72, state["y"], HEADINGS[4] + ".")
+    pdf.setFont("Helvetica", 10)
+    pdf.drawString(72 + pdf.stringWidth(HEADINGS[4] + ". ", "Helvetica-Bold", 10), state["y"],
+                   "Os contratos são guardados por dez anos depois do fim da vigência,")
+    state["y"] -= 14.5
+    line("e as notas fiscais por cinco anos a contar do exercício seguinte.")
+    line("2 Classificação, temporalidade e descarte de documentos físicos", "Helvetica-Bold", 13, gap=10)
+    line("e digitais da empresa", "Helvetica-Bold", 13)
+    para(5)
+    line("1. O gestor aprova a tabela de temporalidade da área.", gap=4)
+    line("2. O arquivo central executa o descarte depois da aprovação.")
+    line(HEADINGS[6], gap=8)  # regular capitals at body size
+    para(4)
+    line(HEADINGS[7], "Helvetica-Bold", 13, gap=10)
+    para(3)
+    for text in ("Secretaria de Administração", "Rua das Flores, 100 - Centro", "Tel: (11) 5555-0100"):
+        line(text, "Helvetica-Bold", 13, gap=14)  # a colophon in display type: no headings
     pdf.save()
 
 
@@ -364,6 +433,7 @@ CASES: dict[str, Callable[[Path], None]] = {
     "running_header.pdf": running_header_pdf,
     "run_in_heading.pdf": run_in_heading_pdf,
     "no_table.pdf": no_table_pdf,
+    "headings.pdf": headings_pdf,
     "figure_labels.pdf": figure_labels_pdf,
     "text_boxes.docx": text_boxes_docx,
     "footnotes.docx": footnotes_docx,

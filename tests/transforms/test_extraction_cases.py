@@ -79,6 +79,15 @@ def test_bold_run_in_heading_is_split_from_its_paragraph(cases: dict[str, Path])
     assert "grid search over five values" in markdown
 
 
+def test_headings_come_from_size_weight_numbering_and_capitals_and_nothing_else(cases: dict[str, Path]) -> None:
+    markdown = _extract(cases, "headings.pdf").markdown
+    found = [" ".join(h.split()) for h in re.findall(r"^#{1,6} (.+)$", markdown, re.M)]
+    assert found == _builder().HEADINGS  # was: "1.2 Prazos de guarda." and "3 DEFINIÇÕES" read as body text,
+    # and the colophon's three lines (address, phone) as three headings
+    assert "Manual Interno" not in markdown and "Página 2 de 2" not in markdown
+    assert "\n\nAtenção: o gestor responde" in markdown and "\n\nTel: (11) 5555-0100" in markdown
+
+
 def test_page_without_rules_skips_the_table_probe(cases: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     import pdfplumber
 

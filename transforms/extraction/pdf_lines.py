@@ -34,6 +34,7 @@ class Line:
     size: float  # font size in points as rendered (font size times the text matrix scale)
     bold: bool
     margin: bool = False  # a running header or footer, kept once
+    run_in: bool = False  # the bold start of a line split from its paragraph ("5.1 Results." ...)
 
     @property
     def height(self) -> float:
@@ -82,7 +83,8 @@ def page_lines(page: pdfium.PdfPage, page_index: int) -> list[Line]:
             if split is None:
                 lines.append(_line(textpage, chars, indexes, page_index, left, span, size, bold))
             else:  # "5.1 Hyper Parameter Optimization We have chosen ...": the bold heading, then its paragraph
-                lines.append(_line(textpage, chars, indexes[:split], page_index, left, span, size, True))
+                lines.append(replace(_line(textpage, chars, indexes[:split], page_index, left, span, size, True),
+                                     run_in=True))
                 lines.append(_line(textpage, chars, indexes[split:], page_index, left, span, size, False))
         return lines
     finally:
