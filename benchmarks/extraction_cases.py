@@ -4,7 +4,7 @@ Usage: ``python benchmarks/extraction_cases.py [--datasets PATH] [--repeat N] [-
 Builds every case with ``scripts/build_extraction_cases.py`` into a temporary folder, extracts each one
 ``--repeat`` times (median wall time), checks what a reader would check (expected text present, broken text
 absent; ``headings.pdf`` is scored against the script's reference list ``HEADINGS``), times the table path
-(the ruled-page probe plus pdfplumber) on every case, and reads the structure of the real PDFs in
+(the grid test plus pdfplumber) on every case, and reads the structure of the real PDFs in
 ``shared/datasets/pdfs`` (see its README; it holds no heading reference): LGPD chapters, sections and articles
 against the lines of its text layer that begin with ``CAPÍTULO``, ``Seção`` or ``Art. N``, the NICS table
 header, the gazette's headings, and with ``--ocr`` Tesseract's character error rate on ``linn.pdf``. Prints a
@@ -65,18 +65,23 @@ def _builder() -> Any:
 
 
 class _TablePath:
-    """Wraps the PDF module's table reader (``_read_tables``) to add up the time spent in it."""
+    """Adds up the time spent in the table path: the per-page grid test (``has_grid``, absent before the
+    extraction work) and the table reader (``_read_tables``: pdfplumber on the pages that pass it)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
-        self.original = pdf_module._read_tables
+        for name in ("_read_tables", "has_grid"):
+            if hasattr(pdf_module, name):
+                setattr(pdf_module, name, self._timed(getattr(pdf_module, name)))
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return self.original(*args, **kwargs)
-        finally:
-            self.seconds += time.perf_counter() - started
+    def _timed(self, function: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - started
+        return timed
 
 
 def _extract(path: Path, repeat: int, timer: _TablePath) -> tuple[Any, float, float, str | None]:
@@ -110,7 +115,7 @@ def _case_row(name: str, path: Path, repeat: int, timer: _TablePath) -> dict:
     if error:
         failed = [error]
     return {"document": name, "seconds": round(seconds, 4), "table_path_seconds": round(table_seconds, 4),
-            "correct": not failed, "problems": failed, **row}
+            "pages": extracted.page_count if extracted else 0, "correct": not failed, "problems": failed, **row}
 
 
 def _headings(markdown: str, reference: list[str]) -> dict[str, Any]:
@@ -131,7 +136,8 @@ def _real_pdfs(datasets: Path, repeat: int, timer: _TablePath, ocr: bool) -> lis
         headings = re.findall(r"^(#{1,6}) ", md, re.M)
         row = {"document": name, "seconds": round(seconds, 4), "table_path_seconds": round(table_seconds, 4),
                "headings": len(headings), "articles": len(set(re.findall(r"^#### Art\. (\d+)", md, re.M))),
-               "chapters": len(re.findall(r"^## CAPÍTULO ", md, re.M)), "error": error}
+               "chapters": len(re.findall(r"^## CAPÍTULO ", md, re.M)), "error": error,
+               "pages": extracted.page_count if extracted else 0}
         if "LGPD" in name:
             row["structure"] = _structure(datasets / name, md)
         elif "diario" in name:
@@ -176,7 +182,6 @@ def main() -> None:
     parser.add_argument("--name", default="extraction_cases", help="result file name (before/after runs)")
     args = parser.parse_args()
     timer = _TablePath()
-    pdf_module._read_tables = timer
     with tempfile.TemporaryDirectory() as tmp:
         built = _builder().build(Path(tmp))
         cases = [_case_row(name, path, args.repeat, timer) for name, path in built.items()]

@@ -42,6 +42,13 @@ def test_characters_outside_the_basic_plane_are_kept_and_encode(cases: dict[str,
     extracted.markdown.encode("utf-8")  # was: UnicodeEncodeError, surrogates not allowed
 
 
+def test_a_lone_surrogate_reaches_the_boundary_to_be_replaced_and_counted() -> None:
+    from transforms.extraction.unicode import join_surrogates, valid_unicode
+
+    text = "".join(join_surrogates([0x41, 0xD83D, 0xDE00, 0xD800, 0x42]))  # A, a pair, a lone high unit, B
+    assert valid_unicode(text) == ("A\U0001f600\ufffdB", 1)  # was replaced before the boundary: counted 0
+
+
 def test_text_mixing_utf8_and_latin1_reads_both_parts(cases: dict[str, Path]) -> None:
     markdown = _extract(cases, "mixed_encoding.txt").markdown
     assert "Relatório de ações — versão em UTF-8" in markdown
