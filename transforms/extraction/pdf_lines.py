@@ -129,7 +129,8 @@ def _segments(textpage: pdfium.PdfTextPage, chars: list[str]) -> list[tuple[int,
 
 
 def _signature(line: Line) -> str:
-    return _DIGITS.sub("#", " ".join(line.text.split())).lower()
+    """The text with digits masked and a trailing number dropped ("Página 3" and a cover's bare "Página")."""
+    return _DIGITS.sub("#", " ".join(line.text.split())).lower().rstrip("# ")
 
 
 def split_margins(pages: list[list[Line]], page_heights: list[float]) -> tuple[list[list[Line]], list[Line]]:
