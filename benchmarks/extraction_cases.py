@@ -3,10 +3,12 @@
 Usage: ``python benchmarks/extraction_cases.py [--datasets PATH] [--repeat N] [--ocr] [--name NAME]``.
 Builds every case with ``scripts/build_extraction_cases.py`` into a temporary folder, extracts each one
 ``--repeat`` times (median wall time), checks what a reader would check (expected text present, broken text
-absent), times the table path (the ruled-page probe plus pdfplumber) on the page without a table, and reads
-the structure of the real PDFs in ``shared/datasets/pdfs`` (see its README): LGPD headings, NICS table header,
-gazette headings, and with ``--ocr`` Tesseract's character error rate on ``linn.pdf``. Prints a table and
-writes ``benchmarks/results/<NAME>.json`` (default ``extraction_cases``; the committed
+absent; ``headings.pdf`` is scored against the script's reference list ``HEADINGS``), times the table path
+(the grid test plus pdfplumber) on every case, and reads the structure of the real PDFs in
+``shared/datasets/pdfs`` (see its README; it holds no heading reference): LGPD chapters, sections and articles
+against the lines of its text layer that begin with ``CAPÍTULO``, ``Seção`` or ``Art. N``, the NICS table
+header, the gazette's headings, and with ``--ocr`` Tesseract's character error rate on ``linn.pdf``. Prints a
+table and writes ``benchmarks/results/<NAME>.json`` (default ``extraction_cases``; the committed
 ``extraction_cases_before.json`` is ab7fe09, ``extraction_cases_after.json`` this branch, run back to back).
 Only ``extract_document`` and ``extract_metadata`` are used, so the script also runs against older commits.
 """
@@ -42,6 +44,8 @@ CHECKS: dict[str, tuple[list[str], list[str]]] = {
     "run_in_heading.pdf": (["# 5.1 Hyper Parameter Optimization\n\nWe have chosen", "# 5.2 Results\n\nThe model"],
                            []),
     "no_table.pdf": (["# Relatório anual"], ["| --- |"]),
+    "headings.pdf": ([], []),  # scored against the script's HEADINGS: see _headings
+    "figure_labels.pdf": (["\n\nnova política\n\n", "Depois da figura 3"], ["| --- |", "polític |"]),
     "text_boxes.docx": (["quatro horas", "sala de crise", "| Coordenador | Paulo Reis | 4410 |"], []),
     "footnotes.docx": (["Código Tributário Nacional"], []),
     "header_footer.docx": (["# Gestão de Senhas"], ["ELABORADO POR"]),
@@ -61,18 +65,23 @@ def _builder() -> Any:
 
 
 class _TablePath:
-    """Wraps the PDF module's table reader (``_read_tables``) to add up the time spent in it."""
+    """Adds up the time spent in the table path: the per-page grid test (``has_grid``, absent before the
+    extraction work) and the table reader (``_read_tables``: pdfplumber on the pages that pass it)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
-        self.original = pdf_module._read_tables
+        for name in ("_read_tables", "has_grid"):
+            if hasattr(pdf_module, name):
+                setattr(pdf_module, name, self._timed(getattr(pdf_module, name)))
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return self.original(*args, **kwargs)
-        finally:
-            self.seconds += time.perf_counter() - started
+    def _timed(self, function: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - started
+        return timed
 
 
 def _extract(path: Path, repeat: int, timer: _TablePath) -> tuple[Any, float, float, str | None]:
@@ -98,10 +107,24 @@ def _case_row(name: str, path: Path, repeat: int, timer: _TablePath) -> dict:
     if extracted is not None and name in METADATA:
         meta = extract_metadata(extracted, path.stem)
         failed += [f"{k}={getattr(meta, k)!r}" for k, v in METADATA[name].items() if getattr(meta, k) != v]
+    row: dict[str, Any] = {}
+    if extracted is not None and name == "headings.pdf":
+        row = _headings(extracted.markdown, _builder().HEADINGS)
+        failed += [f"missing heading {h!r}" for h in row["missing"]]
+        failed += [f"false heading {h!r}" for h in row["false"]]
     if error:
         failed = [error]
     return {"document": name, "seconds": round(seconds, 4), "table_path_seconds": round(table_seconds, 4),
-            "correct": not failed, "problems": failed}
+            "pages": extracted.page_count if extracted else 0, "correct": not failed, "problems": failed, **row}
+
+
+def _headings(markdown: str, reference: list[str]) -> dict[str, Any]:
+    """Reference headings found as Markdown headings (text equal up to spacing), and headings found that are
+    not in the reference."""
+    found = [" ".join(h.split()) for h in re.findall(r"^#{1,6} (.+)$", markdown, re.M)]
+    missing = [h for h in reference if h not in found]
+    return {"headings_found": len(reference) - len(missing), "headings_reference": len(reference),
+            "missing": missing, "false": [h for h in found if h not in reference]}
 
 
 def _real_pdfs(datasets: Path, repeat: int, timer: _TablePath, ocr: bool) -> list[dict]:
@@ -113,7 +136,12 @@ def _real_pdfs(datasets: Path, repeat: int, timer: _TablePath, ocr: bool) -> lis
         headings = re.findall(r"^(#{1,6}) ", md, re.M)
         row = {"document": name, "seconds": round(seconds, 4), "table_path_seconds": round(table_seconds, 4),
                "headings": len(headings), "articles": len(set(re.findall(r"^#### Art\. (\d+)", md, re.M))),
-               "chapters": len(re.findall(r"^## CAPÍTULO ", md, re.M)), "error": error}
+               "chapters": len(re.findall(r"^## CAPÍTULO ", md, re.M)), "error": error,
+               "pages": extracted.page_count if extracted else 0}
+        if "LGPD" in name:
+            row["structure"] = _structure(datasets / name, md)
+        elif "diario" in name:
+            row["heading_texts"] = re.findall(r"^#{1,6} (.{0,60})", md, re.M)
         if "nics" in name:
             header = next((ln for ln in md.split("\n") if ln.startswith("| State")), "")
             row["table_header"] = header[:200]
@@ -129,6 +157,23 @@ def _real_pdfs(datasets: Path, repeat: int, timer: _TablePath, ocr: bool) -> lis
     return rows
 
 
+_STRUCTURE = {"chapters": r"CAPÍTULO [IVXL]+\b", "sections": r"Seção [IVXL]+\b", "articles": r"Art\. \d+"}
+
+
+def _structure(path: Path, markdown: str) -> dict[str, str]:
+    """Headings found / lines of the text layer that begin with each legal division (a reference taken from
+    the statute's own markers, read with pypdfium2 alone)."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(path)
+    text = "\n".join(page.get_textpage().get_text_range() for page in doc).replace("\r", "")
+    doc.close()
+    lines = [ln.strip() for ln in text.split("\n")]
+    found = [h.strip() for h in re.findall(r"^#{1,6} (.+)$", markdown, re.M)]
+    return {kind: f"{sum(bool(re.match(p, h)) for h in found)}/{sum(bool(re.match(p, ln)) for ln in lines)}"
+            for kind, p in _STRUCTURE.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=Path, default=DATASETS)
@@ -137,7 +182,6 @@ def main() -> None:
     parser.add_argument("--name", default="extraction_cases", help="result file name (before/after runs)")
     args = parser.parse_args()
     timer = _TablePath()
-    pdf_module._read_tables = timer
     with tempfile.TemporaryDirectory() as tmp:
         built = _builder().build(Path(tmp))
         cases = [_case_row(name, path, args.repeat, timer) for name, path in built.items()]

@@ -9,6 +9,9 @@ extraction, made with reportlab, python-docx or by hand, so nothing binary is co
 - ``running_header.pdf``: three pages with a running header, a footer with the approver and page numbers;
 - ``run_in_heading.pdf``: a bold numbered heading running into its paragraph, and font-size headings;
 - ``no_table.pdf``: one page of text beside a drawn figure (curves), no table;
+- ``headings.pdf``: two pages whose headings (``HEADINGS``) come from size, weight, numbering, capitals and a
+  bold run-in start, beside a running header, page numbers, a numbered list, a bold label and a colophon;
+- ``figure_labels.pdf``: body text around a line chart whose gridlines form a 9 x 5 grid, with labels in it;
 - ``text_boxes.docx``: body text in text boxes (Word's wps shape with a VML fallback), one holding a table;
 - ``footnotes.docx``: a paragraph with a footnote;
 - ``header_footer.docx``: a header with the document code and a footer table with the approvals;
@@ -184,6 +187,108 @@ def no_table_pdf(path: Path) -> None:
     pdf.rect(60, 90, 480, 160)
     pdf.save()
 
+HEADINGS = ["Política de Gestão de Documentos", "1 Objetivo", "1.1 Escopo", "Responsabilidades",
+            "1.2 Prazos de guarda", "2 Classificação, temporalidade e descarte de documentos físicos e digitais "
+            "da empresa", "3 DEFINIÇÕES", "4 Disposições Finais"]
+_SENTENCE = "Os documentos da área são registrados no sistema e revisados uma vez por ano pelo gestor responsável."
+
+
+def headings_pdf(path: Path) -> None:
+    """The reference headings are ``HEADINGS``; nothing else on the pages is a heading."""
+    pdf = _canvas(path)
+    state = {"y": 720.0, "page": 1}
+
+    def margins() -> None:
+        pdf.setFont("Helvetica", 8)
+        pdf.drawString(72, 760, "Manual Interno de Documentos — Uso Restrito")
+        pdf.drawRightString(540, 40, f"Página {state['page']} de 2")
+
+    def line(text: str, font: str = "Helvetica", size: float = 10, gap: float = 0, x: float = 72) -> None:
+        if state["y"] - gap < 90:
+            pdf.showPage()
+            state["page"], state["y"] = state["page"] + 1, 720.0
+            margins()
+        state["y"] -= gap
+        pdf.setFont(font, size)
+        pdf.drawString(x, state["y"], text)
+        state["y"] -= size * 1.45
+
+    def para(n: int = 3) -> None:
+        for _ in range(n - 1):
+            line(_SENTENCE)
+        line("O registro fica disponível para a auditoria interna.")
+
+    margins()
+    line(HEADINGS[0], "Helvetica-Bold", 18)
+    para(4)
+    line(HEADINGS[1], "Helvetica-Bold", 13, gap=10)
+    para(5)
+    line(HEADINGS[2], "Helvetica-Bold", 10, gap=6)
+    para(5)
+    line(HEADINGS[3], "Helvetica-Bold", 10, gap=6)
+    pdf.setFont("Helvetica-Bold", 10)  # a bold label starting a sentence: no heading
+    pdf.drawString(72, state["y"], "Atenção:")
+    pdf.setFont("Helvetica", 10)
+    pdf.drawString(72 + pdf.stringWidth("Atenção: ", "Helvetica-Bold", 10), state["y"], "o gestor responde pelo "
+                   "registro de cada documento da área e pela revisão anual.")
+    state["y"] -= 14.5
+    para(4)
+    state["y"] -= 6  # a bold numbered heading running into its paragraph, with a full stop
+    pdf.setFont("Helvetica-Bold", 10)
+    pdf.drawString(72, state["y"], HEADINGS[4] + ".")
+    pdf.setFont("Helvetica", 10)
+    pdf.drawString(72 + pdf.stringWidth(HEADINGS[4] + ". ", "Helvetica-Bold", 10), state["y"],
+                   "Os contratos são guardados por dez anos depois do fim da vigência,")
+    state["y"] -= 14.5
+    line("e as notas fiscais por cinco anos a contar do exercício seguinte.")
+    line("2 Classificação, temporalidade e descarte de documentos físicos", "Helvetica-Bold", 13, gap=10)
+    line("e digitais da empresa", "Helvetica-Bold", 13)
+    para(5)
+    line("1. O gestor aprova a tabela de temporalidade da área.", gap=4)
+    line("2. O arquivo central executa o descarte depois da aprovação.")
+    line(HEADINGS[6], gap=8)  # regular capitals at body size
+    para(4)
+    line(HEADINGS[7], "Helvetica-Bold", 13, gap=10)
+    para(3)
+    for text in ("Secretaria de Administração", "Rua das Flores, 100 - Centro", "Tel: (11) 5555-0100"):
+        line(text, "Helvetica-Bold", 13, gap=14)  # a colophon in display type: no headings
+    pdf.save()
+
+
+def figure_labels_pdf(path: Path) -> None:
+    """A line chart drawn on a full grid (the rules of a 9-column table) with a few labels inside its cells,
+    one of them across a gridline, between paragraphs of body text."""
+    pdf = _canvas(path)
+    pdf.setFont("Helvetica-Bold", 16)
+    pdf.drawString(72, 740, "Incidentes por mês")
+    pdf.setFont("Helvetica", 11)
+    for i in range(4):
+        pdf.drawString(72, 710 - 15 * i, f"Linha {i + 1}: os incidentes caíram ao longo do ano após a nova política.")
+    x0, y0, cw, rh, ncol, nrow = 110, 420, 45, 40, 9, 5
+    pdf.setLineWidth(0.5)
+    for k in range(nrow + 1):
+        pdf.line(x0, y0 + k * rh, x0 + ncol * cw, y0 + k * rh)
+    for k in range(ncol + 1):
+        pdf.line(x0 + k * cw, y0, x0 + k * cw, y0 + nrow * rh)
+    pdf.setFont("Helvetica", 8)
+    for k, month in enumerate(["jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out"]):
+        pdf.drawCentredString(x0 + k * cw, y0 - 12, month)
+    values = [42, 38, 35, 30, 31, 24, 20, 15, 12, 9]
+    series = pdf.beginPath()
+    series.moveTo(x0, y0 + values[0] * rh / 10)
+    for k, value in enumerate(values[1:], start=1):
+        series.lineTo(x0 + k * cw, y0 + value * rh / 10)
+    pdf.setLineWidth(1.5)
+    pdf.drawPath(series)
+    pdf.drawString(x0 + 8, y0 + 4.4 * rh, "pico: 42")
+    pdf.drawString(x0 + 5 * cw + 4, y0 + 2.6 * rh, "nova política")  # across a gridline
+    pdf.drawString(x0 + 8 * cw + 4, y0 + 0.5 * rh, "mínimo")
+    pdf.drawString(x0, y0 - 30, "Figura 1: incidentes registrados em cada mês de 2024.")
+    pdf.setFont("Helvetica", 11)
+    for i in range(3):
+        pdf.drawString(72, 350 - 15 * i, f"Depois da figura {i + 1}: cada incidente foi tratado dentro do prazo.")
+    pdf.save()
+
 
 # ---------------------------------------------------------------- DOCX
 
@@ -328,6 +433,8 @@ CASES: dict[str, Callable[[Path], None]] = {
     "running_header.pdf": running_header_pdf,
     "run_in_heading.pdf": run_in_heading_pdf,
     "no_table.pdf": no_table_pdf,
+    "headings.pdf": headings_pdf,
+    "figure_labels.pdf": figure_labels_pdf,
     "text_boxes.docx": text_boxes_docx,
     "footnotes.docx": footnotes_docx,
     "header_footer.docx": header_footer_docx,

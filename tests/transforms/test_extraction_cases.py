@@ -42,6 +42,13 @@ def test_characters_outside_the_basic_plane_are_kept_and_encode(cases: dict[str,
     extracted.markdown.encode("utf-8")  # was: UnicodeEncodeError, surrogates not allowed
 
 
+def test_a_lone_surrogate_reaches_the_boundary_to_be_replaced_and_counted() -> None:
+    from transforms.extraction.unicode import join_surrogates, valid_unicode
+
+    text = "".join(join_surrogates([0x41, 0xD83D, 0xDE00, 0xD800, 0x42]))  # A, a pair, a lone high unit, B
+    assert valid_unicode(text) == ("A\U0001f600\ufffdB", 1)  # was replaced before the boundary: counted 0
+
+
 def test_text_mixing_utf8_and_latin1_reads_both_parts(cases: dict[str, Path]) -> None:
     markdown = _extract(cases, "mixed_encoding.txt").markdown
     assert "Relatório de ações — versão em UTF-8" in markdown
@@ -79,6 +86,15 @@ def test_bold_run_in_heading_is_split_from_its_paragraph(cases: dict[str, Path])
     assert "grid search over five values" in markdown
 
 
+def test_headings_come_from_size_weight_numbering_and_capitals_and_nothing_else(cases: dict[str, Path]) -> None:
+    markdown = _extract(cases, "headings.pdf").markdown
+    found = [" ".join(h.split()) for h in re.findall(r"^#{1,6} (.+)$", markdown, re.M)]
+    assert found == _builder().HEADINGS  # was: "1.2 Prazos de guarda." and "3 DEFINIÇÕES" read as body text,
+    # and the colophon's three lines (address, phone) as three headings
+    assert "Manual Interno" not in markdown and "Página 2 de 2" not in markdown
+    assert "\n\nAtenção: o gestor responde" in markdown and "\n\nTel: (11) 5555-0100" in markdown
+
+
 def test_page_without_rules_skips_the_table_probe(cases: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     import pdfplumber
 
@@ -88,6 +104,14 @@ def test_page_without_rules_skips_the_table_probe(cases: dict[str, Path], monkey
     monkeypatch.setattr(pdfplumber, "open", refuse)
     extracted = _extract(cases, "no_table.pdf")
     assert extracted.markdown.startswith("# Relatório anual\n") and not extracted.warnings
+
+
+def test_figure_labels_are_text_lines_not_a_table(cases: dict[str, Path]) -> None:
+    markdown = _extract(cases, "figure_labels.pdf").markdown
+    assert "| --- |" not in markdown  # was a 9-column table of empty cells: "| nova polític | a |"
+    for label in ("pico: 42", "nova política", "mínimo"):
+        assert f"\n\n{label}\n\n" in markdown
+    assert markdown.startswith("# Incidentes por mês\n") and "Depois da figura 3" in markdown
 
 
 def test_docx_text_boxes_and_their_tables_are_kept(cases: dict[str, Path]) -> None:

@@ -155,3 +155,16 @@ def test_generated_pdf_headings_lists_and_hyphenation(tmp_path: Path) -> None:
     assert "são feitas e verificadas pela equipe" in markdown
     assert re.search(r"^#{2,3} 1\. Regras$", markdown, re.M)
     assert "- Cópias diárias dos bancos de dados;\n- Retenção de 30 dias." in markdown
+
+
+def test_a_cover_page_footer_without_its_page_number_is_a_running_footer_too() -> None:
+    from transforms.extraction.pdf_lines import Line, split_margins
+
+    def page(i: int, footer: str) -> list[Line]:
+        body = Line(f"Texto da página {i} do diário oficial.", i, 72, 400, 300, 312, 10, False)
+        return [body, Line(footer, i, 400, 520, 810, 820, 9, False)]
+
+    pages = [page(0, "Edição 136 - Página"), *(page(i, f"Edição 136 - Página {i}") for i in (1, 2, 3))]
+    body, running = split_margins(pages, [842.0] * 4)
+    assert all(len(lines) == 1 for lines in body)  # was: the cover's "Edição 136 - Página" left in the body
+    assert [ln.text for ln in running] == ["Edição 136 - Página"]

@@ -2,7 +2,8 @@
 
 Headings come from legal structure (``CAPÍTULO`` ``##``, ``Seção`` ``###``, ``Art.`` ``####``, act titles
 such as ``LEI Nº ...`` ``#``), from font size relative to the body text, from numbering (``7.1 Escopo``) and
-from bold short lines that stand alone. Lines are joined into paragraphs unless a gap, an indent, a style
+from bold short lines that stand alone; a run of same-level headings with nothing between them is display
+text (a colophon), kept as paragraphs. Lines are joined into paragraphs unless a gap, an indent, a style
 change or a finished sentence on a short line separates them.
 """
 
@@ -26,6 +27,7 @@ from transforms.extraction.structure import (
 )
 
 _CLAUSE_END = re.compile(r"[;,]\s*(?:e|ou|and|or)$")
+_DISPLAY_RUN = 3  # headings of one level in a row that are display text, not sections
 _DANGLING = re.compile(r"\b(?:de|da|do|das|dos|e|a|o|em|no|na|para|por|com|of|the|and|to|in|for)$", re.I)
 
 
@@ -40,6 +42,7 @@ class _Builder:
         self.in_subsection = False
         self.letterhead = any(ACT_TITLE.match(clean_line(ln.text)) for ln in (pages[0] if pages else []))
         self.tables_seen: set[str] = set()
+        self.styled: set[int] = set()  # headings found by size, weight or numbering (not legal divisions)
 
     @property
     def current(self) -> Block | None:
@@ -96,7 +99,8 @@ class _Builder:
             return
         level = self._heading_level(line, text, nxt, starts)
         if level:
-            self.blocks.append(Block("heading", text, page, level))
+            self.blocks.append(Block("heading", text.rstrip(".:").rstrip() if line.run_in else text, page, level))
+            self.styled.add(id(self.blocks[-1]))
             return
         item = list_item(text, after_item=cur is not None and cur.kind == "item")
         if item is None and " … " in text:
@@ -120,9 +124,9 @@ class _Builder:
         size_level = self.levels.get(round(line.size * 2) / 2)
         if size_level and len(text) <= 150:
             return 0 if self.letterhead and line.page == 0 else size_level
-        numbered = numbered_heading_level(text)
-        if numbered and (line.bold or line.size > 1.1 * self.body):
-            return numbered
+        numbered = numbered_heading_level(text.rstrip(".:") if line.run_in else text)
+        if numbered and (line.bold or line.size > 1.1 * self.body or (is_upper(text) and len(text) <= 60)):
+            return numbered  # "5.1 Results", "3 DEFINIÇÕES" in regular capitals, "1.2 Prazos." run in
         stands_alone = nxt is None or not nxt.bold or nxt.top - line.top > 2 * line.size
         if (line.bold and starts and stands_alone and len(text) <= 80 and line.size >= 0.95 * self.body
                 and not text.endswith((".", ",", ";", ":"))):
@@ -141,7 +145,9 @@ class _Builder:
             return list_item(text) is None and len(text) <= 200 and (
                 line.bold or is_upper(text) or line.size > self.body * 1.05 or text.startswith("("))
         same_style = abs(line.size - prev.size) <= 0.05 * prev.size and line.bold == prev.bold
-        return same_style and not ends_sentence(cur.text) and list_item(text) is None
+        lower = sum(c.islower() for c in text) > sum(c.isupper() for c in text)
+        same_case = not (lower and is_upper(cur.text))  # "3 DEFINIÇÕES" does not run into a sentence
+        return same_style and same_case and not ends_sentence(cur.text) and list_item(text) is None
 
     def _after_boundary(self, line: Line, margins: Margins, indent_ok: bool = False) -> bool:
         """A numbered item or article may start here: the previous line closed a clause, or this one is
@@ -181,4 +187,20 @@ def layout_blocks(pages: list[list[Line]], tables: dict[int, list[PdfTable]], bo
                 continue
             nxt = next((it for it in items[i + 1:] if isinstance(it, Line)), None)
             builder.add_line(item, nxt if isinstance(nxt, Line) else None, margins)
-    return builder.blocks
+    return _display_text(builder.blocks, builder.styled)
+
+
+def _display_text(blocks: list[Block], styled: set[int]) -> list[Block]:
+    """Three or more headings of one level in a row on one page, found by style, with no text between them
+    are a block of display text (a colophon, a masthead, a cover's lines), not sections: paragraphs."""
+    i = 0
+    while i < len(blocks):
+        j = i
+        while (j < len(blocks) and id(blocks[j]) in styled and blocks[j].level == blocks[i].level
+               and blocks[j].page == blocks[i].page):
+            j += 1
+        if j - i >= _DISPLAY_RUN:
+            for block in blocks[i:j]:
+                block.kind, block.level = "para", 0
+        i = max(j, i + 1)
+    return blocks

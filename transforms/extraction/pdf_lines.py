@@ -34,6 +34,7 @@ class Line:
     size: float  # font size in points as rendered (font size times the text matrix scale)
     bold: bool
     margin: bool = False  # a running header or footer, kept once
+    run_in: bool = False  # the bold start of a line split from its paragraph ("5.1 Results." ...)
 
     @property
     def height(self) -> float:
@@ -82,7 +83,8 @@ def page_lines(page: pdfium.PdfPage, page_index: int) -> list[Line]:
             if split is None:
                 lines.append(_line(textpage, chars, indexes, page_index, left, span, size, bold))
             else:  # "5.1 Hyper Parameter Optimization We have chosen ...": the bold heading, then its paragraph
-                lines.append(_line(textpage, chars, indexes[:split], page_index, left, span, size, True))
+                lines.append(replace(_line(textpage, chars, indexes[:split], page_index, left, span, size, True),
+                                     run_in=True))
                 lines.append(_line(textpage, chars, indexes[split:], page_index, left, span, size, False))
         return lines
     finally:
@@ -127,7 +129,8 @@ def _segments(textpage: pdfium.PdfTextPage, chars: list[str]) -> list[tuple[int,
 
 
 def _signature(line: Line) -> str:
-    return _DIGITS.sub("#", " ".join(line.text.split())).lower()
+    """The text with digits masked and a trailing number dropped ("Página 3" and a cover's bare "Página")."""
+    return _DIGITS.sub("#", " ".join(line.text.split())).lower().rstrip("# ")
 
 
 def split_margins(pages: list[list[Line]], page_heights: list[float]) -> tuple[list[list[Line]], list[Line]]:

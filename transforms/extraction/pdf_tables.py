@@ -4,7 +4,7 @@ Beyond pdfplumber's cells this module handles what real reports do: a title or n
 table (kept as text before or after it), a header cell spanning several columns (``Pre-Pawn`` over
 ``Handgun | Long Gun | *Other``: split by word position, the group label prefixed), and data rows drawn
 without horizontal rules, which pdfplumber returns as one cell per column with several lines each (split
-back into one Markdown row per line).
+back into one Markdown row per line). A ruled region that is a figure (``pdf_figures``) is no table.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transforms.extraction.markdown import to_pipe_table
+from transforms.extraction.pdf_figures import is_figure
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +70,9 @@ def _parse(page: Any, table: Any, cell_text: CellText | None) -> PdfTable | None
     if cell_text is not None:
         rows = [[cell_text(box) if text and box and _misread(text) else text
                  for text, box in zip(row, boxes, strict=False)] for row, boxes in zip(rows, cells, strict=True)]
+    if is_figure(page, tuple(table.bbox), rows):  # a chart's grid or a diagram: its labels stay text lines
+        logger.debug("ruled region on page %s read as a figure, not a table", page.page_number)
+        return None
     ncols = max((len(r) for r in rows), default=0)
     before: list[str] = []
     after: list[str] = []

@@ -17,7 +17,8 @@ _PAIR = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
 
 def join_surrogates(units: list[int]) -> list[str]:
     """Characters for UTF-16 code units, one entry per unit so that indexes stay aligned: a pair becomes the
-    joined character followed by ``""``; a lone surrogate becomes U+FFFD."""
+    joined character followed by ``""``; a lone surrogate is kept, for ``valid_unicode`` at the extraction
+    boundary to replace and count."""
     chars = []
     i = 0
     while i < len(units):
@@ -26,7 +27,7 @@ def join_surrogates(units: list[int]) -> list[str]:
             chars += [chr(0x10000 + ((unit - 0xD800) << 10) + (units[i + 1] - 0xDC00)), ""]
             i += 2
             continue
-        chars.append(REPLACEMENT if 0xD800 <= unit <= 0xDFFF else chr(unit))
+        chars.append(chr(unit))
         i += 1
     return chars
 

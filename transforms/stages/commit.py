@@ -107,14 +107,16 @@ def build_extracted(ctx: RunContext, active: list[dict]) -> pa.Table:
 
 
 def _previous_chunks(ctx: RunContext) -> pa.Table:
-    """The committed chunks; a table from before the injection column gets it (filled by ``flag_injections``)."""
+    """The committed chunks with the metadata they were written with (chunk parameters, injection detector); a
+    table from before the injection column gets it (filled by ``flag_injections``)."""
     path = ctx.paths.table("chunks")
     if not path.exists():
         return s.CHUNKS.empty_table()
     table = pq.read_table(path)
+    metadata = table.schema.metadata
     if s.INJECTION not in table.column_names:
         table = table.append_column(s.INJECTION, pa.nulls(table.num_rows, pa.list_(pa.string())))
-    return table.cast(s.CHUNKS)
+    return table.cast(s.CHUNKS).replace_schema_metadata(metadata)  # a cast alone drops the file's metadata
 
 
 def flag_injections(table: pa.Table) -> pa.Table:
@@ -141,8 +143,12 @@ def build_chunks(ctx: RunContext, active: list[dict], titles: dict[str, str], ca
                          s.DOCUMENT_ID: doc[s.DOCUMENT_ID], s.PATH: doc[s.PATH],
                          "title": titles[doc[s.CONTENT_HASH]], s.DOC_TYPE: doc[s.DOC_TYPE],
                          s.ACCESS_GROUPS: doc[s.ACCESS_GROUPS]})
-    table = pa.concat_tables([kept, pa.Table.from_pylist(rows, schema=s.CHUNKS)])
-    table = flag_injections(table.sort_by([(s.DOCUMENT_ID, "ascending"), ("ordinal", "ascending")]))
+    new = pa.Table.from_pylist(rows, schema=s.CHUNKS)
+    if (previous.schema.metadata or {}).get(b"injection_detector", b"").decode() == DETECTOR_VERSION:
+        table = pa.concat_tables([kept.cast(s.CHUNKS), flag_injections(new)])  # carried rows keep their flags
+    else:
+        table = flag_injections(pa.concat_tables([kept.cast(s.CHUNKS), new]))
+    table = table.sort_by([(s.DOCUMENT_ID, "ascending"), ("ordinal", "ascending")])
     return table.replace_schema_metadata({**(s.CHUNKS.metadata or {}), b"chunk_params": ctx.chunk_params.encode(),
                                           b"injection_detector": DETECTOR_VERSION.encode()})
 
