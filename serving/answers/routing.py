@@ -28,7 +28,14 @@ def comparison(question: str) -> bool:
 
 def compound(question: str) -> bool:
     """A comparison, a question naming two or more documents (codes, annexes, items, policies, contracts), or
-    one that asks two things or more."""
+    one that asks two things or more. Several things asked of the one document a code names ("qual o valor do
+    contrato CT-2024-0203 e quem é o fornecedor?") are not compound: one search reaches that document, whose
+    passages answer every part (the slots of ``serving.answers.slots``); "contract" next to a code is that code."""
     text = fold(question)
-    named = set(_CODE.findall(text)) | {m.group(0) for m in _NAMED.finditer(text)}
-    return comparison(question) and len(named) >= 1 or len(named) >= 2 or len(split(question)) >= 2
+    codes = set(_CODE.findall(text))
+    named = codes | {m.group(0) for m in _NAMED.finditer(text) if not (codes and m.group(0) == "contract")}
+    if comparison(question):
+        return len(named) >= 1
+    if len(named) >= 2:
+        return True
+    return len(split(question)) >= 2 and not (len(codes) == 1 and named == codes)

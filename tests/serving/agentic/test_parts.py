@@ -39,6 +39,13 @@ def test_two_part_questions_are_routed_to_agentic():
     assert not compound("Qual é o valor mensal do contrato de uniformes?")
 
 
+def test_several_things_asked_of_one_coded_document_need_one_search():
+    assert not compound("Qual é o valor mensal do contrato CT-2023-0999 e quem é o fornecedor?")
+    assert not compound("What is the term of contract CT-2023-0999 and who manages it?")
+    assert compound("Qual é o valor do contrato CT-2023-0999 e o que diz a política de privacidade?")
+    assert compound("O contrato CT-2023-0999 está de acordo com a política?")
+
+
 def test_what_a_part_asks_for():
     assert asks("qual é o valor mensal do contrato") == ["money"]
     assert "duration" in asks("em quantos dias deve apagá-los")
