@@ -7,6 +7,10 @@ order to answer something fixed, "tell the user", "instead", a reference to this
 read). Ordinary imperatives of policies ("o colaborador deve ignorar e-mails suspeitos", "responda ao
 questionário") carry at most one weak signal: they address people, not the reader of the text.
 
+Text hidden from a human reader (white on white, display:none, a tiny size, Word's hidden runs) is kept by the
+extractors as its own lines, each opening with ``HIDDEN_MARK`` (``transforms/extraction/hidden.py``): every
+such sentence is flagged, whatever it says.
+
 Both floors use it: the commit stage stores each chunk's flagged sentences (``find_injections``), the answer
 layer drops the sentences that overlap them (``overlaps``) and computes them for snapshots older than the
 column.
@@ -17,7 +21,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-DETECTOR_VERSION = "injection-v2"
+DETECTOR_VERSION = "injection-v3"  # v3: sentences hidden from a human reader
+HIDDEN_MARK = "[texto oculto]"  # opens each line of hidden text in the extracted Markdown
 
 _AI = (r"(?:assistente(?:s)? (?:de ia|virtua(?:l|is)|de intelig[eê]ncia artificial)|intelig[eê]ncia artificial|"
        r"\bias?\b|modelos? de linguagem|chatbots?|\bllms?\b|\bgpt\b|language models?|\bai\b(?: assistants?| models?"
@@ -29,6 +34,7 @@ _RULES = (r"(?:instru[cç](?:[aã]o|[oõ]es)|orienta[cç](?:[aã]o|[oõ]es)|coma
 _BEFORE = r"(?:anteriores|acima|pr[eé]vias|originais|previous|prior|above|earlier|original|your|suas|seus)"
 
 _STRONG = [re.compile(p, re.IGNORECASE) for p in (
+    re.escape(HIDDEN_MARK),
     rf"{_IGNORE}\b[^.;!?]{{0,40}}\b{_RULES}\b[^.;!?]{{0,30}}\b{_BEFORE}\b",
     rf"{_IGNORE}\b[^.;!?]{{0,30}}\b{_BEFORE}\b[^.;!?]{{0,30}}\b{_RULES}\b",
     r"\b(?:voc[eê] (?:agora )?(?:[eé]|ser[aá]) (?:agora )?(?:um|uma|o|a)\b(?! (?:colaborador|profissional))|"
