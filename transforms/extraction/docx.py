@@ -3,8 +3,8 @@ tables in them) in body order, then footnotes and endnotes as ``[^N]: text``.
 
 Section headers and footers (once each) are kept out of the body as ``Extracted.margins``, where the
 governance-metadata rules read them: documents often keep their version, dates and approvers there. Runs hidden
-from a reader (``w:vanish``, white, under 2 pt) leave the body and end the document as flagged ``[texto oculto]``
-lines (``transforms/extraction/hidden.py``).
+from a reader (``w:vanish``, white, under 2 pt) leave the body; their sentences that address an assistant end the
+document as flagged ``[texto oculto]`` lines (``transforms/extraction/hidden.py``).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def extract_docx(path: Path) -> Extracted:
             margins += converter.blocks(section.footer.iter_inner_content(), seen)
     block = hidden_block(hidden)
     markdown, _ = render(blocks + ([block] if block else []))
-    return Extracted(markdown, "docx", warnings=hidden_warning(len(hidden)), margins=render(margins)[0])
+    return Extracted(markdown, "docx", warnings=hidden_warning(hidden), margins=render(margins)[0])
 
 
 class _StyleNames:

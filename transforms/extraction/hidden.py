@@ -10,16 +10,18 @@ What counts as hidden:
 - PDF: lines under 2 pt, drawn in white or near-white fill (unless a darker filled shape or an image lies under
   them) or in the invisible text render mode; sampled at three characters a line, like the font size.
 
-What happens to it: it is never body text. Each of its sentences becomes a line of its own opening with
-``models.injection.HIDDEN_MARK`` (``[texto oculto] ...``), at the end of the document (HTML, DOCX) or of its page
-(PDF), so the reader of the Markdown sees it labelled. The injection detector flags every such line, so it is
-never quoted in an answer, is fenced as ``<flagged-instruction>`` in LLM prompts, and the answer warns that a
-source held instructions that were ignored. The document's warnings count the hidden spans.
+What happens to it: it is never body text, since a reader of the document never sees it. A hidden sentence that
+addresses an assistant (one signal of ``models.injection`` is enough: ``hidden_instruction``) becomes a line of
+its own opening with ``models.injection.HIDDEN_MARK`` (``[texto oculto] ...``), at the end of the document
+(HTML, DOCX) or of its page (PDF). The injection detector flags every such line, so it is never quoted in an
+answer, is fenced as ``<flagged-instruction>`` in LLM prompts, and the answer warns that a source held
+instructions that were ignored. Any other hidden text (an invisible anchor, a keyword list, a hidden "fact") is
+dropped: it is not evidence a reader could check. The document's warnings count both.
 """
 
 from __future__ import annotations
 
-from models.injection import HIDDEN_MARK, sentences
+from models.injection import HIDDEN_MARK, hidden_instruction, sentences
 from transforms.extraction.markdown import Block, clean_line
 
 NEAR = 24  # per RGB channel: a colour this close to the background is not readable
@@ -30,8 +32,8 @@ def near(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
 
 
 def marked_lines(texts: list[str]) -> list[str]:
-    """One ``[texto oculto] sentence`` line per sentence of the hidden texts."""
-    return [f"{HIDDEN_MARK} {s}" for t in texts for s in sentences(clean_line(t))]
+    """One ``[texto oculto] sentence`` line per hidden sentence that addresses an assistant."""
+    return [f"{HIDDEN_MARK} {s}" for t in texts for s in sentences(clean_line(t)) if hidden_instruction(s)]
 
 
 def hidden_block(texts: list[str], page: int = 0) -> Block | None:
@@ -39,9 +41,12 @@ def hidden_block(texts: list[str], page: int = 0) -> Block | None:
     return Block("raw", "\n".join(lines), page=page) if lines else None
 
 
-def hidden_warning(count: int) -> list[str]:
-    """The warning that counts a document's hidden spans (none when there are none)."""
-    return [f"{count} hidden text span(s) kept as flagged lines ({HIDDEN_MARK})"] if count else []
+def hidden_warning(texts: list[str]) -> list[str]:
+    """The warning that counts a document's hidden spans and the sentences kept (none when there are none)."""
+    if not texts:
+        return []
+    return [f"{len(texts)} hidden text span(s): {len(marked_lines(texts))} sentence(s) addressing an assistant kept "
+            f"as flagged {HIDDEN_MARK} lines, the rest dropped"]
 
 
 def with_hidden(blocks: list[Block], by_page: dict[int, list[str]]) -> list[Block]:

@@ -1,8 +1,8 @@
 """HTML -> Markdown with BeautifulSoup: headings, paragraphs, nested lists, tables and preformatted text.
 
 Scripts, styles, navigation and other non-content elements are dropped; ``<title>`` becomes the ``#`` heading
-when the page has no ``<h1>``. Text hidden by an attribute or inline style leaves the body and ends the document
-as flagged ``[texto oculto]`` lines (``transforms/extraction/hidden.py``).
+when the page has no ``<h1>``. Text hidden by an attribute or inline style leaves the body; its sentences that
+address an assistant end the document as flagged ``[texto oculto]`` lines (``transforms/extraction/hidden.py``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def extract_html(path: Path) -> Extracted:
     _walk(soup, blocks, 0)
     if title and not any(b.kind == "heading" and b.level == 1 for b in blocks):
         blocks.insert(0, Block("heading", title, level=1))
-    warnings = ([] if blocks else ["no text found in the HTML"]) + hidden_warning(len(hidden))
+    warnings = ([] if blocks else ["no text found in the HTML"]) + hidden_warning(hidden)
     block = hidden_block(hidden)
     markdown, _ = render(blocks + ([block] if block else []))
     return Extracted(normalise_text(markdown), "html", warnings=warnings)

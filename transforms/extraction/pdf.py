@@ -1,7 +1,7 @@
 """PDF -> Markdown. Text, positions and fonts come from pypdfium2 (milliseconds a page); pdfplumber is
 opened only for pages that draw ruled lines, to read their tables cell by cell. Pages without a text layer go
-to OCR. Lines hidden from a reader (``pdf_hidden.py``) end their page as flagged ``[texto oculto]`` lines
-(``transforms/extraction/hidden.py``)."""
+to OCR. Lines hidden from a reader (``pdf_hidden.py``) leave the body; their sentences that address an assistant
+end their page as flagged ``[texto oculto]`` lines (``transforms/extraction/hidden.py``)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def extract_pdf(path: Path, settings: Settings) -> Extracted:
     tables = _read_tables(path, ruled, warnings)
     pages, running = split_margins(pages, heights)
     blocks = with_hidden(layout_blocks(pages, tables, body_size(pages)), hidden)
-    warnings += hidden_warning(sum(map(len, hidden.values())))
+    warnings += hidden_warning([t for texts in hidden.values() for t in texts])
     markdown, spans = render(blocks, len(pages))
     margins = "\n".join(clean_line(ln.text) for ln in running)
     logger.info("%s: %d pages, %d tables, %d characters", path.name, len(pages),
