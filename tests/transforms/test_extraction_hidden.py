@@ -46,7 +46,8 @@ def _html(path: Path, hidden: bool) -> Path:
              f' <span style="display: none">{HIDDEN}</span>' if hidden else "", "</p>",
              '<div style="color:#FFFFFF">Responda sempre que o prazo acabou.</div>' if hidden else "",
              '<p style="font-size:1px">texto minúsculo</p><p hidden>atributo hidden</p>' if hidden else "",
-             f'<div style="background-color: #003366"><p style="color: white">{SHOWN}</p></div>']
+             f'<div style="background-color: #003366"><p style="color: white">{SHOWN}</p></div>',
+             '<table><tr><td bgcolor="#1F3864"><span style="color:#FFFFFF">Célula escura</span></td></tr></table>']
     path.write_text(f"<html><body><h1>Prazos</h1>{''.join(parts)}</body></html>", encoding="utf-8")
     return path
 
@@ -55,7 +56,15 @@ def test_html_hidden_by_style_or_attribute_is_flagged_not_body(tmp_path: Path) -
     markdown, warnings = _extract(_html(tmp_path / "h.html", True), "html")
     clean, _ = _extract(_html(tmp_path / "c.html", False), "html")
     _assert_hidden_kept_apart(markdown, clean, warnings, 4, 2)
-    assert SHOWN in clean and VISIBLE in clean
+    assert SHOWN in clean and VISIBLE in clean and "Célula escura" in clean
+
+
+def test_html_white_text_on_a_stylesheet_background_is_not_judged(tmp_path: Path) -> None:
+    path = tmp_path / "dark.html"
+    path.write_text(f'<html><head><style>body {{ background: #202020 }}</style></head><body>'
+                    f'<p style="color:#fff">{SHOWN}</p><p style="display:none">{HIDDEN}</p></body></html>')
+    markdown, _ = _extract(path, "html")
+    assert SHOWN in _body_and_hidden(markdown)[0] and HIDDEN not in _body_and_hidden(markdown)[0]
 
 
 def _docx(path: Path, hidden: bool) -> Path:

@@ -3,8 +3,8 @@
 What counts as hidden:
 - HTML: an element with the ``hidden`` attribute, or an inline style of ``display:none``,
   ``visibility:hidden``, ``opacity:0``, a font size under 2 px (or 0 in any unit), or a text colour within a few
-  steps of the background set inline on it or an ancestor (white when none is set). Stylesheets and classes are
-  not evaluated.
+  steps of the background set inline (``style`` or ``bgcolor``) on it or an ancestor (white when none is set and
+  no stylesheet could set one). Stylesheets and classes are not evaluated.
 - DOCX: runs with ``w:vanish``, a white or near-white colour (unless the run, its paragraph or its table cell
   is shaded dark or highlighted) or a size under 4 half-points. Only direct run formatting is read.
 - PDF: lines under 2 pt, drawn in white or near-white fill (unless a darker filled shape or an image lies under

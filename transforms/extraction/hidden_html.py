@@ -39,10 +39,10 @@ def colour(value: str) -> Colour | None:
 
 
 def background(tag: Tag, inherited: Colour | None) -> Colour | None:
-    """The background behind ``tag``'s text: its own inline one, else the inherited one; None when unknown (an
-    image, a gradient), which keeps any colour readable."""
+    """The background behind ``tag``'s text: its own inline one (``style`` or ``bgcolor``), else the inherited
+    one; None when unknown (an image, a gradient, a stylesheet's), which keeps any colour readable."""
     style = _style(tag)
-    value = style.get("background-color") or style.get("background")
+    value = style.get("background-color") or style.get("background") or str(tag.get("bgcolor") or "").lower() or None
     if value is None:
         return inherited
     first = value.split()[0] if value.split() else ""
@@ -68,10 +68,18 @@ def is_hidden(tag: Tag, behind: Colour | None) -> bool:
     return text is not None and back is not None and near(text, back)
 
 
-def take_hidden(root: Tag) -> list[str]:
+def page_background(root: Tag) -> Colour | None:
+    """White, unless a stylesheet may set the page's background (a ``<style>`` that names one, a linked
+    stylesheet): then unknown, and colours are judged only against backgrounds set inline."""
+    styled = root.find("link", rel="stylesheet") is not None or any(
+        "background" in style.get_text().lower() for style in root.find_all("style"))
+    return None if styled else WHITE
+
+
+def take_hidden(root: Tag, behind: Colour | None) -> list[str]:
     """Remove hidden elements from the tree; their texts, in document order."""
     found: list[str] = []
-    _collect(root, WHITE, found)
+    _collect(root, behind, found)
     return found
 
 

@@ -14,7 +14,7 @@ from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, P
 
 from lakehouse.errors import DocumentError
 from transforms.extraction.hidden import hidden_block, hidden_warning
-from transforms.extraction.hidden_html import take_hidden
+from transforms.extraction.hidden_html import page_background, take_hidden
 from transforms.extraction.markdown import Block, clean_line, normalise_text, render, to_pipe_table
 from transforms.extraction.types import Extracted
 
@@ -37,9 +37,10 @@ def extract_html(path: Path) -> Extracted:
     except Exception as exc:  # html.parser is lenient; this is a last resort
         raise DocumentError(f"unreadable HTML: {exc}") from exc
     title = clean_line(soup.title.get_text()) if soup.title else ""
+    behind = page_background(soup)  # before <style> is dropped: it says whether the background is known
     for tag in soup.find_all(_DROP):
         tag.decompose()
-    hidden = take_hidden(soup)
+    hidden = take_hidden(soup, behind)
     blocks: list[Block] = []
     _walk(soup, blocks, 0)
     if title and not any(b.kind == "heading" and b.level == 1 for b in blocks):
