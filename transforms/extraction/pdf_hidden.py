@@ -58,15 +58,24 @@ def _render_mode(textpage: pdfium.PdfTextPage, index: int) -> int | None:
     return int(pdfium_c.FPDFTextObj_GetTextRenderMode(obj)) if obj else None
 
 
+def _hidden_char(textpage: pdfium.PdfTextPage, index: int) -> str | None:
+    """``invisible`` (render mode 3), ``white`` (filled in near-white) or None for a character that shows."""
+    mode = _render_mode(textpage, index)
+    if mode == pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE:
+        return "invisible"
+    if mode is not None and mode not in _FILLED_MODES:
+        return None  # outlined text shows whatever its fill
+    fill = _char_fill(textpage, index)
+    return "white" if fill is not None and near(fill, _WHITE) else None
+
+
 def invisible(textpage: pdfium.PdfTextPage, samples: list[int], boxes: list[Box], backdrop: Backdrop) -> bool:
-    """Every sampled character of a line is drawn invisibly, or filled in (near-)white on no darker backdrop."""
-    modes = [_render_mode(textpage, i) for i in samples]
-    if all(m == pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE for m in modes):
-        return True
-    if any(m is not None and m not in _FILLED_MODES for m in modes):
-        return False  # outlined text shows whatever its fill
+    """Every sampled character of a line is drawn invisibly, or filled in (near-)white on no darker backdrop.
+    A line that shows costs one look at its first character."""
+    kinds = []
     for i in samples:
-        fill = _char_fill(textpage, i)
-        if fill is None or not near(fill, _WHITE):
+        kind = _hidden_char(textpage, i)
+        if kind is None:
             return False
-    return not any(backdrop.covers(box) for box in boxes)
+        kinds.append(kind)
+    return "white" not in kinds or not any(backdrop.covers(box) for box in boxes)
