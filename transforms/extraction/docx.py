@@ -2,7 +2,9 @@
 tables in them) in body order, then footnotes and endnotes as ``[^N]: text``.
 
 Section headers and footers (once each) are kept out of the body as ``Extracted.margins``, where the
-governance-metadata rules read them: documents often keep their version, dates and approvers there.
+governance-metadata rules read them: documents often keep their version, dates and approvers there. Runs hidden
+from a reader (``w:vanish``, white, under 2 pt) leave the body; their sentences that address an assistant end the
+document as flagged ``[texto oculto]`` lines (``transforms/extraction/hidden.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
 from lakehouse.errors import DocumentError
-from transforms.extraction.docx_parts import has_text_box, note_texts, text_box_items
+from transforms.extraction.docx_parts import has_text_box, note_texts, take_hidden_runs, text_box_items
+from transforms.extraction.hidden import hidden_block, hidden_warning
 from transforms.extraction.markdown import Block, clean_line, render, to_pipe_table
 from transforms.extraction.structure import legal_division, looks_like_caps_heading, numbered_heading_level
 from transforms.extraction.types import Extracted
@@ -44,6 +47,7 @@ def extract_docx(path: Path) -> Extracted:
         raise DocumentError(reason) from exc
     except Exception as exc:  # python-docx raises PackageNotFoundError and others for broken packages
         raise DocumentError(f"corrupt DOCX: {exc}") from exc
+    hidden = take_hidden_runs(document.element.body)
     converter = _Converter(document)
     margins: list[Block] = []
     seen: set[str] = set()
@@ -55,8 +59,9 @@ def extract_docx(path: Path) -> Extracted:
     for section in document.sections:
         if not section.footer.is_linked_to_previous:
             margins += converter.blocks(section.footer.iter_inner_content(), seen)
-    markdown, _ = render(blocks)
-    return Extracted(markdown, "docx", margins=render(margins)[0])
+    block = hidden_block(hidden)
+    markdown, _ = render(blocks + ([block] if block else []))
+    return Extracted(markdown, "docx", warnings=hidden_warning(hidden), margins=render(margins)[0])
 
 
 class _StyleNames:

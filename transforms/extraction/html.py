@@ -1,7 +1,8 @@
 """HTML -> Markdown with BeautifulSoup: headings, paragraphs, nested lists, tables and preformatted text.
 
 Scripts, styles, navigation and other non-content elements are dropped; ``<title>`` becomes the ``#`` heading
-when the page has no ``<h1>``.
+when the page has no ``<h1>``. Text hidden by an attribute or inline style leaves the body; its sentences that
+address an assistant end the document as flagged ``[texto oculto]`` lines (``transforms/extraction/hidden.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
 
 from lakehouse.errors import DocumentError
+from transforms.extraction.hidden import hidden_block, hidden_warning
+from transforms.extraction.hidden_html import page_background, take_hidden
 from transforms.extraction.markdown import Block, clean_line, normalise_text, render, to_pipe_table
 from transforms.extraction.types import Extracted
 
@@ -34,14 +37,17 @@ def extract_html(path: Path) -> Extracted:
     except Exception as exc:  # html.parser is lenient; this is a last resort
         raise DocumentError(f"unreadable HTML: {exc}") from exc
     title = clean_line(soup.title.get_text()) if soup.title else ""
+    behind = page_background(soup)  # before <style> is dropped: it says whether the background is known
     for tag in soup.find_all(_DROP):
         tag.decompose()
+    hidden = take_hidden(soup, behind)
     blocks: list[Block] = []
     _walk(soup, blocks, 0)
     if title and not any(b.kind == "heading" and b.level == 1 for b in blocks):
         blocks.insert(0, Block("heading", title, level=1))
-    markdown, _ = render(blocks)
-    warnings = [] if blocks else ["no text found in the HTML"]
+    warnings = ([] if blocks else ["no text found in the HTML"]) + hidden_warning(hidden)
+    block = hidden_block(hidden)
+    markdown, _ = render(blocks + ([block] if block else []))
     return Extracted(normalise_text(markdown), "html", warnings=warnings)
 
 

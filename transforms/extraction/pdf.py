@@ -1,6 +1,7 @@
 """PDF -> Markdown. Text, positions and fonts come from pypdfium2 (milliseconds a page); pdfplumber is
 opened only for pages that draw ruled lines, to read their tables cell by cell. Pages without a text layer go
-to OCR."""
+to OCR. Lines hidden from a reader (``pdf_hidden.py``) leave the body; their sentences that address an assistant
+end their page as flagged ``[texto oculto]`` lines (``transforms/extraction/hidden.py``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pypdfium2 as pdfium
 
 from lakehouse.errors import DocumentError
 from lakehouse.settings import Settings
+from transforms.extraction.hidden import hidden_warning, with_hidden
 from transforms.extraction.markdown import clean_line, render
 from transforms.extraction.pdf_layout import layout_blocks
 from transforms.extraction.pdf_lines import Line, body_size, page_lines, split_margins
@@ -26,7 +28,7 @@ MIN_CHARS_PER_PAGE = 20  # below this on average the PDF is a scan
 def extract_pdf(path: Path, settings: Settings) -> Extracted:
     """Markdown of a PDF; raises DocumentError for encrypted, corrupt or (without OCR) scanned files."""
     warnings = _check_bytes(path)
-    pages, heights, ruled = _read_pages(path)
+    pages, heights, ruled, hidden = _read_pages(path)
     visible = [sum(not c.isspace() for ln in lines for c in ln.text) for lines in pages]
     if sum(visible) < MIN_CHARS_PER_PAGE * len(pages):
         from transforms.extraction.ocr import extract_scanned
@@ -39,7 +41,8 @@ def extract_pdf(path: Path, settings: Settings) -> Extracted:
         warnings.append(f"pages without a text layer (not OCR'd): {', '.join(empty)}")
     tables = _read_tables(path, ruled, warnings)
     pages, running = split_margins(pages, heights)
-    blocks = layout_blocks(pages, tables, body_size(pages))
+    blocks = with_hidden(layout_blocks(pages, tables, body_size(pages)), hidden)
+    warnings += hidden_warning([t for texts in hidden.values() for t in texts])
     markdown, spans = render(blocks, len(pages))
     margins = "\n".join(clean_line(ln.text) for ln in running)
     logger.info("%s: %d pages, %d tables, %d characters", path.name, len(pages),
@@ -61,8 +64,9 @@ def _check_bytes(path: Path) -> list[str]:
     return []
 
 
-def _read_pages(path: Path) -> tuple[list[list[Line]], list[float], list[int]]:
-    """Lines of every page, page heights, and the pages that draw enough rules to hold a table."""
+def _read_pages(path: Path) -> tuple[list[list[Line]], list[float], list[int], dict[int, list[str]]]:
+    """Lines of every page, page heights, the pages that draw enough rules to hold a table, and the texts of
+    each page's hidden lines."""
     try:
         doc = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as exc:
@@ -72,18 +76,18 @@ def _read_pages(path: Path) -> tuple[list[list[Line]], list[float], list[int]]:
     try:
         if len(doc) == 0:
             raise DocumentError("corrupt or truncated PDF: no pages")
-        pages, heights, ruled = [], [], []
+        pages, heights, ruled, hidden = [], [], [], {}
         for i in range(len(doc)):
             page = doc[i]
             try:
-                pages.append(page_lines(page, i))
+                pages.append(page_lines(page, i, hidden.setdefault(i, [])))
                 left, bottom, right, top = page.get_mediabox()
                 heights.append(top - bottom)
                 if has_grid(page):
                     ruled.append(i)
             finally:
                 page.close()
-        return pages, heights, ruled
+        return pages, heights, ruled, {i: texts for i, texts in hidden.items() if texts}
     except pdfium.PdfiumError as exc:
         raise DocumentError(f"corrupt or truncated PDF: {_reason(exc)}") from exc
     finally:

@@ -1,4 +1,7 @@
-"""Text lines of a PDF page with their position and style, read through pypdfium2 (about 1-5 ms a page)."""
+"""Text lines of a PDF page with their position and style, read through pypdfium2 (about 1-5 ms a page).
+
+Lines a reader cannot see (under 2 pt, white fill on no darker shape, invisible render mode:
+``pdf_hidden.py``) are not lines of the page; their text goes to the caller's ``hidden`` list."""
 
 from __future__ import annotations
 
@@ -10,12 +13,13 @@ from dataclasses import dataclass, replace
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from transforms.extraction.pdf_hidden import Backdrop, invisible
 from transforms.extraction.structure import numbered_heading_level
 from transforms.extraction.unicode import join_surrogates
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag
-_MIN_SIZE = 2.0  # points; smaller text is invisible (hidden bookmarks)
+_MIN_SIZE = 2.0  # points; smaller text is invisible (hidden bookmarks, or words hidden from the reader)
 _DIGITS = re.compile(r"\d+")
 _MAX_RUN_IN = 120  # characters: a run-in heading is short
 _HYPHENS = frozenset("-\x02\u00ad\u2010\ufffe")
@@ -58,23 +62,27 @@ def _is_bold(textpage: pdfium.PdfTextPage, index: int) -> bool:
                 or pdfium_c.FPDFText_GetFontWeight(textpage.raw, index) >= 600)
 
 
-def page_lines(page: pdfium.PdfPage, page_index: int) -> list[Line]:
-    """The page's lines in content order; style is sampled at the first, middle and last visible character."""
+def page_lines(page: pdfium.PdfPage, page_index: int, hidden: list[str] | None = None) -> list[Line]:
+    """The page's lines in content order; style is sampled at the first, middle and last visible character.
+    The text of lines hidden from a reader is appended to ``hidden``."""
     textpage = page.get_textpage()
     try:
         count = textpage.count_chars()
         chars = join_surrogates([pdfium_c.FPDFText_GetUnicode(textpage.raw, i) for i in range(count)])
         left, _, _, top_edge = page.get_mediabox()
         lines: list[Line] = []
+        backdrop = Backdrop(page)
         for start, end in _segments(textpage, chars):
             indexes = [i for i in range(start, end) if chars[i] and not chars[i].isspace() and chars[i] != "\x00"]
             if not indexes:
                 continue
             samples = sorted({indexes[0], indexes[len(indexes) // 2], indexes[-1]})
             size = max(_font_size(textpage, i) for i in samples)
-            if size < _MIN_SIZE:
-                continue
             boxes = [textpage.get_charbox(i, loose=True) for i in samples]
+            if size < _MIN_SIZE or invisible(textpage, samples, boxes, backdrop):
+                if hidden is not None:
+                    hidden.append("".join(chars[indexes[0]: indexes[-1] + 1]))
+                continue
             span = (top_edge - max(b[3] for b in boxes), top_edge - min(b[1] for b in boxes))
             first_bold = _is_bold(textpage, samples[0])
             last_bold = first_bold and _is_bold(textpage, samples[-1])
