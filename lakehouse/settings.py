@@ -90,9 +90,10 @@ class IndexSettings(BaseSettings):
     candidates: int = Field(100, ge=10, description="Candidates per retriever before fusion.")
     reranker_model: str | None = Field(None, description="Local cross-encoder path; unset means no reranking.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates the cross-encoder rescores.")
-    dense_precision: str = Field("float32", pattern="^(float32|float16|int8)$", description=(
+    dense_precision: str = Field("auto", pattern="^(auto|float32|float16|int8)$", description=(
         "Dense scan matrix: float32 (exact), or int8/float16 (smaller scan copy scanned by SimSIMD's kernels, "
-        "4x the candidates rescored exactly in float32; int8 is about 3x faster at 100k chunks)."))
+        "4x the candidates rescored exactly in float32; int8 is about 2-3x faster at 100k chunks); auto: int8 "
+        "from 50,000 chunks, float32 below."))
     pages_model: Path | None = Field(
         None, description="Local folder of a ColPali (PaliGemma) late-interaction vision model (colpali-engine); "
         "unset: the pages stage is skipped and retrieval is text-only (docs/adr/0009).")

@@ -19,7 +19,8 @@ import numpy as np
 from serving.search import kernels
 from serving.search.masks import Visible
 
-PRECISIONS = ("float32", "float16", "int8")
+PRECISIONS = ("auto", "float32", "float16", "int8")
+AUTO_INT8_ROWS = 50_000  # "auto": from this many rows the int8 scan (+ exact rescoring) is the faster path
 
 
 def best(rows: np.ndarray, values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -75,6 +76,8 @@ class DenseMatrix:
         if self.precision not in PRECISIONS:
             raise ValueError(f"dense precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         self.vectors = np.ascontiguousarray(self.vectors, dtype=np.float32)
+        if self.precision == "auto":  # small indexes scan exactly; large ones scan int8 and rescore exactly
+            self.precision = "int8" if self.vectors.shape[0] >= AUTO_INT8_ROWS else "float32"
         if self.precision == "int8" and self.vectors.size:
             self._codes, self._scales = kernels.quantise_rows(self.vectors)
         elif self.precision == "float16" and self.vectors.size:

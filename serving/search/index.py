@@ -52,7 +52,7 @@ class SearchIndex:
     vectors: np.ndarray
     model_id: str
     sparse: SparseIndex
-    dense_precision: str = "float32"  # the scan matrix: float32 (exact), float16 or int8 (+ exact rescoring)
+    dense_precision: str = "float32"  # the scan matrix: float32 (exact), float16, int8 (+ exact rescoring) or auto
     dense: DenseMatrix = field(init=False, repr=False)
     masks: MaskCache = field(init=False, repr=False)
 

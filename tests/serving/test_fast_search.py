@@ -116,3 +116,13 @@ def test_a_new_snapshot_gets_its_own_masks(indexed):
                                  group_codes=np.full(len(base.index), everyone, dtype=np.int32))
     assert Retriever(opened).mask({"rh"}, None).all()  # the new snapshot's rows, not the cached mask
     assert not Retriever(base.index).mask({"rh"}, None).all()
+
+
+def test_auto_precision_scans_small_indexes_exactly_and_large_ones_in_int8(monkeypatch):
+    from serving.search import dense
+
+    rows = np.random.default_rng(1).normal(size=(40, 8)).astype(np.float32)
+    monkeypatch.setattr(dense, "AUTO_INT8_ROWS", 40)
+    assert dense.DenseMatrix(rows[:39], "auto").exact
+    large = dense.DenseMatrix(rows, "auto")
+    assert large.precision == "int8" and not large.exact and large.memory()["scan_bytes"] > 0
