@@ -39,13 +39,24 @@ def write_table(table: pa.Table, target: Path) -> Path:
 
 
 def read_table(path: Path, schema: pa.Schema | None = None) -> pa.Table:
-    """Read a Parquet file; a missing file reads as an empty table of ``schema``."""
+    """Read a Parquet file; a missing file reads as an empty table of ``schema``. A file written before a
+    nullable column of ``schema`` existed (a lakehouse from an older lakerag) reads with nulls in that column;
+    columns ``schema`` does not know are left out."""
     if not path.exists():
         if schema is None:
             raise FileNotFoundError(path)
         return schema.empty_table()
     table = pq.read_table(path)
-    return table.cast(schema) if schema is not None else table
+    if schema is None:
+        return table
+    for f in schema:
+        if f.name in table.column_names:
+            continue
+        if not f.nullable:
+            raise ValueError(f"{path}: column {f.name!r} is missing and has no default; the file was written by "
+                             "another lakerag version: rebuild it (the lakerag_rebuild DAG)")
+        table = table.append_column(f, pa.nulls(table.num_rows, f.type))
+    return table.select(schema.names).cast(schema)
 
 
 def write_json(data: Any, target: Path) -> Path:
