@@ -32,6 +32,8 @@ MAX_STRIPS = 4
 MAX_FOLLOW = 12  # units quoted after a strip that introduces them with a colon
 MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
+SAME_SHARE = 0.9  # a question asking no kind of fact also keeps strips this close that cover no new term
+_DIGIT = re.compile(r"\d")  # (and state no number)
 # not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
 _ASKING = re.compile(r"(?i)qual|quais|quant[oa]s?|quando|quem|onde|como|what|which|who|whom|how|when|where|many|much")
 _VERB = re.compile(r"(?i)(?<!g)(?:ou|ar|er|ir|am|em|ndo)$")
@@ -165,7 +167,9 @@ def _distinct(req: Request, docs: set[str | None]) -> bool:
 
 def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
     """The best strip, then each strip that covers question terms the kept ones do not (within ``KEEP_SHARE``
-    of the best), in source order then document order."""
+    of the best), and, when the question asks for no kind of fact (a deadline, an amount), each strip within
+    ``SAME_SHARE`` of the best that states no number even if it covers no new term ("o que deve ser anexado ao
+    requerimento?": two passages hold the same words, only one answers); in source order then document order."""
     pool = [(n, s) for n in sources for s in req.grades[n].strips]
     if not pool:
         return []
@@ -175,8 +179,9 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
     for n, s in sorted(pool, key=lambda p: (-p[1].score, p[1].values, sources.index(p[0]), p[1].position)):
         if s.score < KEEP_SHARE * best or len(kept) >= MAX_STRIPS:
             break
-        if kept and not s.held - covered:
-            continue
+        if kept and not s.held - covered and (req.q.kind is not None or s.score < SAME_SHARE * best
+                                              or _DIGIT.search(s.text)):
+            continue  # a second value (a number, another table row) would compete; else a close second may answer
         if len({m for m, _ in kept} | {n}) <= MAX_SOURCES:
             kept.append((n, s))
             covered |= s.held
