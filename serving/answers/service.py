@@ -119,7 +119,9 @@ class AnswerService:
         q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights if engine.relevance.df(t) == 0))
         correct_at, ambiguous_at = self.thresholds(engine)
         grades = grading.grade_evidence(engine, q, retrieved, correct_at, ambiguous_at)
-        if mode != "global":  # the documents the question names by code answer it (``refine.add_coded``)
+        # the documents the question names by code answer it (``refine.add_coded``); not in agentic, whose
+        # evidence is what its loop read (every citation must have been read), nor in global
+        if mode not in ("global", "agentic"):
             refine.add_coded(refine.Request(engine, q, retrieved, grades, caller.effective, correct_at, ambiguous_at))
         if mode == "global":  # rated points (0-100) already measure how each report finding covers the question
             relevance = max((e.score for e in retrieved.evidence), default=0.0) / 100
