@@ -32,16 +32,19 @@ def _retrieval(data: dict) -> list[str]:
         hybrid, int8 = at.get(("hybrid", "float32")), at.get(("hybrid", "int8"))
         if not hybrid:
             continue
-        parts = [f"search itself hybrid p50 {hybrid['p50_ms']} / p95 {hybrid['p95_ms']} ms "
+        parts = [f"search itself, float32 scan: hybrid p50 {hybrid['p50_ms']} / p95 {hybrid['p95_ms']} ms "
                  f"({hybrid.get('speedup_p50', '?')}x the exact old path)"]
         if int8:
             recall = f", recall@10 {int8['recall@10']} vs float32" if "recall@10" in int8 else ""
-            parts.append(f"int8 scan p50 {int8['p50_ms']} / p95 {int8['p95_ms']} ms ({int8['scan_mb']} MB scan copy"
-                         f"{recall})")
+            default = " (the default from 50k chunks)" if n >= 50_000 else ""
+            parts.append(f"int8 scan{default}: hybrid p50 {int8['p50_ms']} / p95 {int8['p95_ms']} ms "
+                         f"({int8['scan_mb']} MB scan copy{recall})")
         if bm25 := at.get(("bm25", "float32")):
             parts.append(f"BM25 p95 {bm25['p95_ms']} ms")
-        if encoded := at.get(("hybrid+encoding", "float32")):
-            parts.append(f"with the e5 query encoding p50 {encoded['p50_ms']} / p95 {encoded['p95_ms']} ms")
+        for precision in ("float32", "int8"):
+            if encoded := at.get(("hybrid+encoding", precision)):
+                parts.append(f"{precision} with the e5 query encoding p50 {encoded['p50_ms']} / p95 "
+                             f"{encoded['p95_ms']} ms")
         if baseline := at.get(("numpy+bm25s hybrid", "float32")):
             parts.append(f"numpy+bm25s hybrid baseline p50 {baseline['p50_ms']} ms ({baseline['speedup_p50']}x slower)")
         out.append(f"| retrieval at {n // 1000}k chunks | {'; '.join(parts)}; peak RSS {data['peak_rss_mb']:.0f} MB, "
