@@ -17,7 +17,8 @@ from models.analysis import analyze
 OTHER = {"pt": "en", "en": "pt"}
 # (Portuguese words, English words): every word on one side translates every word on the other.
 PAIRS: tuple[tuple[str, str], ...] = (
-    ("prazo prazos", "deadline deadlines term terms"), ("notificação notificar notifica", "notification notify"),
+    ("prazo prazos", "deadline deadlines term terms"),
+    ("notificação notificar notifica", "notification notify report reported"),
     ("comunicação comunicar comunicado", "communication report reported"), ("incidente", "incident"),
     ("segurança", "security"), ("informação informações", "information"), ("pagamento pagar pago", "payment pay paid"),
     ("fornecedor fornecedores", "supplier suppliers vendor vendors"), ("terceiro terceiros", "third-party suppliers"),

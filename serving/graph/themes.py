@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -78,6 +79,7 @@ class Quote:
     row: int
     text: str
     score: float
+    translated: bool = False  # matched through translations (a document in the other language)
 
 
 @dataclass
@@ -178,8 +180,10 @@ def restrict(view: View, doc_types: tuple[str, ...]) -> View:
     return View.of(view.store, view.groups, mask, view.readable, view.chunk_similarity)
 
 
-def build_themes(view: View, question: str, level: int,
-                 doc_types: tuple[str, ...] = ()) -> tuple[list[Theme], dict[str, float]]:
+def build_themes(view: View, question: str, level: int, doc_types: tuple[str, ...] = (),
+                 answers: Callable[[str], bool] | None = None) -> tuple[list[Theme], dict[str, float]]:
+    """The themes; ``answers`` (when the question asks for a kind of value: a deadline, an amount) says
+    whether a sentence states one, and a sentence matched only through translations must."""
     started = time.perf_counter()
     view = restrict(view, doc_types)
     index = view.store.index
@@ -190,9 +194,11 @@ def build_themes(view: View, question: str, level: int,
     content = _weights(view, _SCOPE.sub(" ", question), language) or weights  # what, not where
     themes, used = [], set()
     for community, score, rows in rank_communities(view, level, scores):
-        quotes = _best_quotes(view, rows, scores, weights, total, language, used, content)
+        quotes = _best_quotes(view, rows, scores, weights, total, language, used, content, answers)
         if quotes:
             used.update(q.text for q in quotes)
+            # a looser, translated match quotes its document once, in the best theme
+            used.update(index.document_ids[q.row] for q in quotes if q.translated)
             themes.append(Theme(community, _title(view, community) or community, score, quotes))
     quoted = {index.document_ids[q.row] for t in themes for q in t.quotes}
     if len(quoted) < MIN_DOCUMENTS:
@@ -200,7 +206,7 @@ def build_themes(view: View, question: str, level: int,
         rows = rows[np.lexsort((rows, -scores[rows]))][:FILL_CHUNKS]
         rows = np.array([r for r in rows if index.document_ids[r] not in quoted], dtype=np.int64)
         quotes = [q for q in _best_quotes(view, rows, scores, content, sum(content.values()) or 1.0, language, used,
-                                          content)
+                                          content, answers)
                   if q.score >= FILL_COVERAGE][:MIN_DOCUMENTS - len(quoted)]
         if quotes:
             themes.append(Theme(OTHER, "", float(np.mean([q.score for q in quotes])), quotes))
@@ -214,30 +220,32 @@ def _coverage(weights: dict[str, float], alternatives: dict[str, frozenset[str]]
 
 
 def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict[str, float], total: float,
-                 language: str, used: set[str], content: dict[str, float]) -> list[Quote]:
+                 language: str, used: set[str], content: dict[str, float],
+                 answers: Callable[[str], bool] | None = None) -> list[Quote]:
     """The best unit of each document among ``rows`` that covers the question, best first. A unit is
     analysed in its chunk's language, and a question term counts as covered by its translations too
     (``bilingual.bridge``); a unit that addresses an assistant (``models.injection``) is never quoted."""
     index = view.store.index
     best_per_doc: dict[str, Quote] = {}
     translated = bilingual.bridge({*weights, *content}, language)  # for units in the other language only: a
-    same = {t: frozenset({t}) for t in weights}  # translation may be a word of the question's own language
+    # translation may be a word of the question's own language ("resposta" -> "respons", "responsável")
     for row in rows:
         row = int(row)
         own = detect_language(index.texts[row])
         for unit in units(index.texts[row]):
             found = set(analyze(unit, own))
             if own == language:
-                coverage = sum(weights[t] for t in same if t in found) / total
+                coverage = sum(weights[t] for t in found & weights.keys()) / total
                 if coverage < MIN_COVERAGE:
                     continue
             else:
                 coverage = _coverage(weights, translated, found)
-                if _coverage(content, translated, found) < CROSS_COVERAGE:
+                if (_coverage(content, translated, found) < CROSS_COVERAGE or (answers and not answers(unit))
+                        or index.document_ids[row] in used):
                     continue
             if unit in used or is_injection(unit):
                 continue
-            quote = Quote(row, unit, coverage + 0.1 * float(scores[row]))
+            quote = Quote(row, unit, coverage + 0.1 * float(scores[row]), own != language)
             doc = index.document_ids[row]
             if doc not in best_per_doc or quote.score > best_per_doc[doc].score:
                 best_per_doc[doc] = quote
