@@ -133,19 +133,30 @@ def chunk_scores(view: View, question: str) -> np.ndarray:
 
 
 def rank_communities(view: View, level: int, scores: np.ndarray) -> list[tuple[str, float, np.ndarray]]:
-    """(community id, score, its best readable chunk rows), best first; communities with nothing readable or
-    nothing relevant are left out."""
+    """(community id, score, the readable chunk rows it contributes), best first; communities with nothing
+    readable or nothing relevant are left out. A community is ranked by its best ``PER_COMMUNITY`` rows and
+    contributes those and the best row of each of its best ``QUOTES`` documents: a theme quotes one sentence
+    per document, so three chunks of one long document must not crowd out the next document's best one."""
     ids, incidence = community_chunks(view.store, level)
+    documents = view.store.index.document_ids
     ranked = []
     for i, community in enumerate(ids):
         rows = incidence.indices[incidence.indptr[i]:incidence.indptr[i + 1]]
         rows = rows[view.mask[rows]]
         if not rows.size:
             continue
-        best = rows[np.lexsort((rows, -scores[rows]))][:PER_COMMUNITY]
+        ordered = rows[np.lexsort((rows, -scores[rows]))]
+        best = ordered[:PER_COMMUNITY]
         score = float(scores[best].mean())
         if score > 0:
-            ranked.append((community, score, best))
+            first: dict[str, int] = {}
+            for row in ordered.tolist():
+                if len(first) >= QUOTES:
+                    break
+                if scores[row] > 0:
+                    first.setdefault(documents[row], row)
+            extra = [r for r in first.values() if r not in set(best.tolist())]
+            ranked.append((community, score, np.concatenate([best, np.array(extra, dtype=best.dtype)])))
     ranked.sort(key=lambda c: (-c[1], c[0]))
     return ranked[:TOP_COMMUNITIES]
 
