@@ -41,7 +41,13 @@ def searcher(tmp_path_factory):
     run_index(settings)
     retriever = build_retriever(settings)
     ix = retriever.index
-    chunks = list(ix.chunk_ids)
+    tables = LakePaths(settings.home).tables
+    _write_one_community(tables, list(ix.chunk_ids))
+    return GraphSearcher(GraphStore.load(tables, ix), retriever)
+
+
+def _write_one_community(tables, chunks):
+    """One entity seen in every chunk, one community holding it: every chunk is the community's."""
     entities = [{"entity_id": "ent_hospital", "name": "Hospital", "canonical": "hospital", "type": "ORGANIZATION",
                  "description": "Hospital.", "aliases": [], "chunk_ids": chunks, "document_ids": [],
                  "frequency": len(chunks), "degree": 0}]
@@ -50,13 +56,11 @@ def searcher(tmp_path_factory):
     report = {"community_id": "com_all", "level": 0, "content_hash": "all", "title": "Hospital", "summary": "",
               "findings": [], "rating": 1.0, "source": "extractive", "chunk_ids": chunks,
               "access_group_sets": [["public"]]}
-    tables = LakePaths(settings.home).tables
     folder = tables / "graph-test"
     for name, rows in {"entities": entities, "relationships": [], "text_units": [], "communities": [community],
                        "community_reports": [report], "aliases": []}.items():
         write_table(pa.Table.from_pylist(rows, schema=getattr(schemas, name.upper())), folder / f"{name}.parquet")
     write_json({"dir": folder.name, "run_id": "test"}, tables / "graph.json")
-    return GraphSearcher(GraphStore.load(tables, ix), retriever)
 
 
 def _quoted(searcher, question):
@@ -85,3 +89,34 @@ def test_the_glossary_bridges_both_ways():
     assert {"payment", "pay"} <= set(translate("Qual o prazo de pagamento?", "pt").split())
     assert "fornecedor" in bridge(["supplier"], "en")["supplier"]
     assert bridge(["anpd"], "pt")["anpd"] == {"anpd"}  # acronyms are written alike
+
+
+LONG = {
+    "Manuais/Fornecedores.md": "# Manual de Fornecedores\n\n" + "\n\n".join(
+        f"## {n}. Requisitos de segurança {n}\n\nO fornecedor deve cumprir os requisitos de segurança da "
+        f"informação número {n} e os requisitos de segurança dos fornecedores." for n in range(1, 6)) + "\n",
+    "Diversos/Checklist.md": "# Checklist\n\nA checklist avalia os requisitos de segurança de cada fornecedor "
+    "antes da contratação. " + " ".join(f"O item {n} trata de outro assunto administrativo do hospital."
+                                        for n in range(1, 15)) + "\n",
+}
+
+
+def test_a_long_document_does_not_crowd_out_the_next_one(tmp_path_factory):
+    from lakehouse.settings import Settings
+    from serving.search.service import build_retriever
+    from transforms.pipeline import run_index
+
+    root = tmp_path_factory.mktemp("long")
+    for relpath, text in LONG.items():
+        (root / "source" / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / "source" / relpath).write_text(text, encoding="utf-8")
+    settings = Settings(home=root / "home", source=root / "source", embedding_model="wordllama")
+    run_index(settings)
+    retriever = build_retriever(settings)
+    chunks = list(retriever.index.chunk_ids)
+    assert len(chunks) > 5  # the manual is split by section: its chunks alone fill a community's best rows
+    tables = LakePaths(settings.home).tables
+    _write_one_community(tables, chunks)
+    searcher = GraphSearcher(GraphStore.load(tables, retriever.index), retriever)
+    quoted = _quoted(searcher, "Quais requisitos de segurança dos fornecedores?")
+    assert {"Manuais/Fornecedores.md", "Diversos/Checklist.md"} <= set(quoted)
