@@ -3,9 +3,13 @@ summary is deferred to the question and built from the chunks the caller may rea
 
 1. rank the communities of a level by relevance to the question: the BM25 and dense scores of their members'
    readable evidence chunks (mean of each community's best ``PER_COMMUNITY``), each scaled to its best
-   community, summed;
-2. within the best ``TOP_COMMUNITIES``, rank the readable chunks the same way;
-3. keep the sentences (units) that address the question (IDF-weighted coverage of its terms);
+   community, summed; the BM25 part is the better of the question's and its glossary translation's
+   (``bilingual``), so a document in the other language (an English playbook, a Portuguese policy) competes;
+2. within the best ``TOP_COMMUNITIES``, take their best chunks and the best chunk of each of their best
+   documents (one long document must not crowd out the others);
+3. keep the sentences (units) that address the question: IDF-weighted coverage of its terms, a unit in the
+   other language through the terms' translations (stricter: ``CROSS_COVERAGE`` of the content terms, the
+   value asked for stated, its document quoted once); never a sentence that addresses an assistant;
 4. a theme per community: its most connected visible member names, and quotes from as many distinct documents
    as it has (at least two where they exist), each quote citing its chunk.
 
@@ -203,7 +207,7 @@ def build_themes(view: View, question: str, level: int, doc_types: tuple[str, ..
     total = sum(weights.values()) or 1.0
     scores = chunk_scores(view, question)
     content = _weights(view, _SCOPE.sub(" ", question), language) or weights  # what, not where
-    themes, used = [], set()
+    themes, used = [], set()  # units quoted, and documents quoted through translations
     for community, score, rows in rank_communities(view, level, scores):
         quotes = _best_quotes(view, rows, scores, weights, total, language, used, content, answers)
         if quotes:
