@@ -93,13 +93,16 @@ def sample(home: Path, embedding: str) -> dict:
                 if any(w in line for w in ("notificar", "criptografia", "anualmente", "Conclusão"))]
     glob = []
     for q in (q for q in questions if q["kind"] == "global"):
+        started = time.perf_counter()
         answer = service.query(QueryRequest(question=q["question"], mode="global"),
                                Caller("bench", frozenset(q["groups"]) | {"public"}), "bench")
+        ms = (time.perf_counter() - started) * 1000
         cited = {c.document_id for c in answer.citations}
         glob.append({"id": q["id"], "status": answer.status, "documents_cited": len(cited - {None}),
                      "citations_without_document": sum(c.document_id is None for c in answer.citations),
                      "expected_cited": f"{len(cited & set(q['relevant_document_ids']))}/"
-                                       f"{len(q['relevant_document_ids'])}"})
+                                       f"{len(q['relevant_document_ids'])}",
+                     "missed": sorted(set(q["relevant_document_ids"]) - cited), "ms": round(ms, 1)})
     return {"questions": len(rows), "agentic_p50_ms": _pct(latency["agentic"], 50),
             "agentic_p95_ms": _pct(latency["agentic"], 95), "basic_p50_ms": _pct(latency["basic"], 50),
             "basic_p95_ms": _pct(latency["basic"], 95), "mean_steps": round(float(np.mean(steps)), 1),
@@ -107,7 +110,8 @@ def sample(home: Path, embedding: str) -> dict:
             "relevant_read_multi_hop": {m: round(float(np.mean(v)), 3) for m, v in coverage.items()},
             "must_read": {m: round(float(np.mean(v)), 3) for m, v in labelled.items() if v},
             "must_read_questions": len(labelled["agentic"]),
-            "seeds_example": {"status": seeds.status, "lines": verdicts}, "global": glob}
+            "seeds_example": {"status": seeds.status, "lines": verdicts}, "global": glob,
+            "global_p50_ms": _pct([g["ms"] for g in glob], 50), "global_p95_ms": _pct([g["ms"] for g in glob], 95)}
 
 
 def permissions(home: Path, embedding: str, n: int) -> dict:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from models.llm import LLMClient, LLMError
@@ -150,8 +151,8 @@ class ThemeAnswer:
 
 
 def search_themes(view: View, question: str, level: int, llm: LLMClient | None,
-                  doc_types: tuple[str, ...] = ()) -> ThemeAnswer:
-    themes, timings = build_themes(view, question, level, doc_types)
+                  doc_types: tuple[str, ...] = (), answers: Callable[[str], bool] | None = None) -> ThemeAnswer:
+    themes, timings = build_themes(view, question, level, doc_types, answers)
     answer = None
     if llm is not None and themes:
         started = time.perf_counter()

@@ -7,6 +7,7 @@ from it, so ranking only ever sees what the caller may read.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -135,13 +136,14 @@ class GraphSearcher:
         return level
 
     def global_themes(self, question: str, groups: Groups = None, level: int | None = None,
-                      query_vector: np.ndarray | None = None, doc_types: tuple[str, ...] = ()) -> ThemeAnswer:
+                      query_vector: np.ndarray | None = None, doc_types: tuple[str, ...] = (),
+                      answers: Callable[[str], bool] | None = None) -> ThemeAnswer:
         """Query-time global search over the caller's readable chunks of the level's best communities (of
-        ``doc_types`` only, when given and the caller has some)."""
+        ``doc_types`` only, when given and the caller has some); ``answers``: see ``themes.build_themes``."""
         started, timings = time.perf_counter(), {}
         level = self._level(level)
         view = self._view(question, groups, None, self._embed(question, query_vector, timings), timings)
-        answer = search_themes(view, question, level, self.llm, doc_types)
+        answer = search_themes(view, question, level, self.llm, doc_types, answers)
         answer.timings.update(timings)
         answer.timings["total_ms"] = (time.perf_counter() - started) * 1000
         return answer

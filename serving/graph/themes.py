@@ -3,9 +3,13 @@ summary is deferred to the question and built from the chunks the caller may rea
 
 1. rank the communities of a level by relevance to the question: the BM25 and dense scores of their members'
    readable evidence chunks (mean of each community's best ``PER_COMMUNITY``), each scaled to its best
-   community, summed;
-2. within the best ``TOP_COMMUNITIES``, rank the readable chunks the same way;
-3. keep the sentences (units) that address the question (IDF-weighted coverage of its terms);
+   community, summed; the BM25 part is the better of the question's and its glossary translation's
+   (``bilingual``), so a document in the other language (an English playbook, a Portuguese policy) competes;
+2. within the best ``TOP_COMMUNITIES``, take their best chunks and the best chunk of each of their best
+   documents (one long document must not crowd out the others);
+3. keep the sentences (units) that address the question: IDF-weighted coverage of its terms, a unit in the
+   other language through the terms' translations (stricter: ``CROSS_COVERAGE`` of the content terms, the
+   value asked for stated, its document quoted once); never a sentence that addresses an assistant;
 4. a theme per community: its most connected visible member names, and quotes from as many distinct documents
    as it has (at least two where they exist), each quote citing its chunk.
 
@@ -18,12 +22,15 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
 from models.analysis import analyze, detect_language
+from models.injection import is_injection
+from serving.graph import bilingual
 from serving.graph.graph_store import GraphStore, Report
 from serving.graph.visibility import View
 
@@ -35,12 +42,18 @@ MIN_DOCUMENTS = 3  # fewer documents quoted: the best other readable chunks fill
 FILL_CHUNKS = 40  # best-scoring readable chunks searched for that theme
 FILL_SCORE = 0.5  # ... among those scoring at least this share of the best chunk's score
 FILL_COVERAGE = 1.5 * MIN_COVERAGE  # ... and covering the question this much (no community vouches for them)
+# A unit in the other language than the question's is matched through translations (``bilingual``), a looser
+# match: it must cover this share of the question's content terms (its scope words, "nos documentos da
+# organização", left out), most of what is asked and not one shared word ("supplier", "infection control").
+CROSS_COVERAGE = 0.5
 OTHER = "other"  # that theme's id (it has no title: it is no community)
 # words that say where to look, not what: "nos documentos da organização", "across the organisation's documents"
-_SCOPE = re.compile(r"\b(?:(?:n|d)?[oa]s\s+)?documentos\s+d[ao]\s+"
-                    r"(?:organiza[çc][ãa]o|empresa|hospital|institui[çc][ãa]o)|"
-                    r"\b(?:across\s+|in\s+)?the\s+(?:organi[sz]ation|company|hospital)'?s?\s+documents|"
-                    r"\b(?:os\s+)?documentos\s+(?:definem|aparecem)", re.IGNORECASE)
+# (with the verb that says they are there: "aparecem nos documentos da organização", "os documentos ... definem")
+_THERE = r"(?:aparecem|constam|existem|definem|estabelecem|preveem|appear|exist|define|set)"
+_SCOPE = re.compile(rf"(?:\b{_THERE}\s+)?\b(?:(?:n|d)?[oa]s\s+)?documentos\s+d[ao]\s+"
+                    rf"(?:organiza[çc][ãa]o|empresa|hospital|institui[çc][ãa]o)(?:\s+{_THERE}\b)?|"
+                    rf"(?:\b{_THERE}\s+)?\b(?:across\s+|in\s+)?the\s+(?:organi[sz]ation|company|hospital)'?s?\s+"
+                    rf"documents|\b(?:os\s+)?documentos\s+(?:definem|aparecem)", re.IGNORECASE)
 _BOUNDARY = re.compile(r"(?<=[.!?;])\s+(?=[A-ZÀ-Ý0-9\"“(])")
 
 
@@ -70,6 +83,7 @@ class Quote:
     row: int
     text: str
     score: float
+    translated: bool = False  # matched through translations (a document in the other language)
 
 
 @dataclass
@@ -108,27 +122,45 @@ def _scaled(values: np.ndarray) -> np.ndarray:
 
 
 def chunk_scores(view: View, question: str) -> np.ndarray:
-    """BM25 + dense similarity of every chunk, each scaled to its best readable chunk; 0 outside the mask."""
-    sparse = view.store.index.sparse.scores(question)
-    sparse = np.where(view.mask, sparse, 0.0)
+    """BM25 + dense similarity of every chunk, each scaled to its best readable chunk; 0 outside the mask.
+    The BM25 part is the better of the question's own and that of its translation into the other language
+    (``bilingual``), so that a document written in the other language is not ranked on its dense part alone."""
+    sparse_index = view.store.index.sparse
+    sparse = _scaled(np.where(view.mask, sparse_index.scores(question), 0.0))
+    language = detect_language(question)
+    translated = bilingual.translate(question, language)
+    if translated:
+        other = sparse_index.scores(translated, bilingual.OTHER[language])
+        sparse = np.maximum(sparse, _scaled(np.where(view.mask, other, 0.0)))
     dense = np.clip(view.chunk_similarity, 0.0, None)  # already 0 outside the mask
-    return (_scaled(sparse) + _scaled(dense)).astype(np.float32)
+    return (sparse + _scaled(dense)).astype(np.float32)
 
 
 def rank_communities(view: View, level: int, scores: np.ndarray) -> list[tuple[str, float, np.ndarray]]:
-    """(community id, score, its best readable chunk rows), best first; communities with nothing readable or
-    nothing relevant are left out."""
+    """(community id, score, the readable chunk rows it contributes), best first; communities with nothing
+    readable or nothing relevant are left out. A community is ranked by its best ``PER_COMMUNITY`` rows and
+    contributes those and the best row of each of its best ``QUOTES`` documents: a theme quotes one sentence
+    per document, so three chunks of one long document must not crowd out the next document's best one."""
     ids, incidence = community_chunks(view.store, level)
+    documents = view.store.index.document_ids
     ranked = []
     for i, community in enumerate(ids):
         rows = incidence.indices[incidence.indptr[i]:incidence.indptr[i + 1]]
         rows = rows[view.mask[rows]]
         if not rows.size:
             continue
-        best = rows[np.lexsort((rows, -scores[rows]))][:PER_COMMUNITY]
+        ordered = rows[np.lexsort((rows, -scores[rows]))]
+        best = ordered[:PER_COMMUNITY]
         score = float(scores[best].mean())
         if score > 0:
-            ranked.append((community, score, best))
+            first: dict[str, int] = {}
+            for row in ordered.tolist():
+                if len(first) >= QUOTES:
+                    break
+                if scores[row] > 0:
+                    first.setdefault(documents[row], row)
+            extra = [r for r in first.values() if r not in set(best.tolist())]
+            ranked.append((community, score, np.concatenate([best, np.array(extra, dtype=best.dtype)])))
     ranked.sort(key=lambda c: (-c[1], c[0]))
     return ranked[:TOP_COMMUNITIES]
 
@@ -163,8 +195,10 @@ def restrict(view: View, doc_types: tuple[str, ...]) -> View:
     return View.of(view.store, view.groups, mask, view.readable, view.chunk_similarity)
 
 
-def build_themes(view: View, question: str, level: int,
-                 doc_types: tuple[str, ...] = ()) -> tuple[list[Theme], dict[str, float]]:
+def build_themes(view: View, question: str, level: int, doc_types: tuple[str, ...] = (),
+                 answers: Callable[[str], bool] | None = None) -> tuple[list[Theme], dict[str, float]]:
+    """The themes; ``answers`` (when the question asks for a kind of value: a deadline, an amount) says
+    whether a sentence states one, and a sentence matched only through translations must."""
     started = time.perf_counter()
     view = restrict(view, doc_types)
     index = view.store.index
@@ -172,19 +206,22 @@ def build_themes(view: View, question: str, level: int,
     weights = _weights(view, question, language)
     total = sum(weights.values()) or 1.0
     scores = chunk_scores(view, question)
-    themes, used = [], set()
+    content = _weights(view, _SCOPE.sub(" ", question), language) or weights  # what, not where
+    themes, used = [], set()  # units quoted, and documents quoted through translations
     for community, score, rows in rank_communities(view, level, scores):
-        quotes = _best_quotes(view, rows, scores, weights, total, language, used)
+        quotes = _best_quotes(view, rows, scores, weights, total, language, used, content, answers)
         if quotes:
             used.update(q.text for q in quotes)
+            # a looser, translated match quotes its document once, in the best theme
+            used.update(index.document_ids[q.row] for q in quotes if q.translated)
             themes.append(Theme(community, _title(view, community) or community, score, quotes))
     quoted = {index.document_ids[q.row] for t in themes for q in t.quotes}
     if len(quoted) < MIN_DOCUMENTS:
         rows = np.flatnonzero(view.mask & (scores >= FILL_SCORE * float(scores.max(initial=0.0))) & (scores > 0))
         rows = rows[np.lexsort((rows, -scores[rows]))][:FILL_CHUNKS]
         rows = np.array([r for r in rows if index.document_ids[r] not in quoted], dtype=np.int64)
-        content = _weights(view, _SCOPE.sub(" ", question), language) or weights  # what, not where
-        quotes = [q for q in _best_quotes(view, rows, scores, content, sum(content.values()) or 1.0, language, used)
+        quotes = [q for q in _best_quotes(view, rows, scores, content, sum(content.values()) or 1.0, language, used,
+                                          content, answers)
                   if q.score >= FILL_COVERAGE][:MIN_DOCUMENTS - len(quoted)]
         if quotes:
             themes.append(Theme(OTHER, "", float(np.mean([q.score for q in quotes])), quotes))
@@ -192,18 +229,38 @@ def build_themes(view: View, question: str, level: int,
     return themes, timings
 
 
+def _coverage(weights: dict[str, float], alternatives: dict[str, frozenset[str]], found: set[str]) -> float:
+    return sum(weights[t] for t, alts in alternatives.items() if t in weights and alts & found) / (
+        sum(weights.values()) or 1.0)
+
+
 def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict[str, float], total: float,
-                 language: str, used: set[str]) -> list[Quote]:
-    """The best unit of each document among ``rows`` that covers the question, best first."""
+                 language: str, used: set[str], content: dict[str, float],
+                 answers: Callable[[str], bool] | None = None) -> list[Quote]:
+    """The best unit of each document among ``rows`` that covers the question, best first. A unit is
+    analysed in its chunk's language, and a question term counts as covered by its translations too
+    (``bilingual.bridge``); a unit that addresses an assistant (``models.injection``) is never quoted."""
     index = view.store.index
     best_per_doc: dict[str, Quote] = {}
+    translated = bilingual.bridge({*weights, *content}, language)  # for units in the other language only: a
+    # translation may be a word of the question's own language ("resposta" -> "respons", "responsável")
     for row in rows:
         row = int(row)
+        own = detect_language(index.texts[row])
         for unit in units(index.texts[row]):
-            coverage = sum(weights[t] for t in set(analyze(unit, language)) & weights.keys()) / total
-            if coverage < MIN_COVERAGE or unit in used:
+            found = set(analyze(unit, own))
+            if own == language:
+                coverage = sum(weights[t] for t in found & weights.keys()) / total
+                if coverage < MIN_COVERAGE:
+                    continue
+            else:
+                coverage = _coverage(weights, translated, found)
+                if (_coverage(content, translated, found) < CROSS_COVERAGE or (answers and not answers(unit))
+                        or index.document_ids[row] in used):
+                    continue
+            if unit in used or is_injection(unit):
                 continue
-            quote = Quote(row, unit, coverage + 0.1 * float(scores[row]))
+            quote = Quote(row, unit, coverage + 0.1 * float(scores[row]), own != language)
             doc = index.document_ids[row]
             if doc not in best_per_doc or quote.score > best_per_doc[doc].score:
                 best_per_doc[doc] = quote

@@ -9,9 +9,11 @@ words (``agentic.parts.trim``)."""
 
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Callable
 
-from serving.answers.agentic.parts import asks, trim
+from serving.answers.agentic.parts import _shows, asks, trim
 from serving.answers.intent import doc_types_in
 from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk
 from serving.answers.relevance import terms
@@ -33,7 +35,8 @@ class Global:
         started = time.perf_counter()
         result = searcher.global_themes(request.question, request.groups, level=request.level,
                                         query_vector=request.vector,
-                                        doc_types=doc_types_in(request.question, engine.catalog.values("doc_type")))
+                                        doc_types=doc_types_in(request.question, engine.catalog.values("doc_type")),
+                                        answers=states_asked_value(request.question))
         out = Retrieved(self.name, timings={k: round(float(v), 3) for k, v in result.timings.items()})
         out.timings["graph_search_ms"] = round((time.perf_counter() - started) * 1000, 3)
         if request.filters is not None and not request.filters.is_empty():
@@ -48,6 +51,18 @@ class Global:
         if result.answer:
             out.graph_answer = result.answer
         return out
+
+
+_BUSINESS_DAYS = re.compile(r"\d+\s+(?:business|working|calendar)\s+days?\b", re.IGNORECASE)  # "3 business days"
+
+
+def states_asked_value(question: str) -> Callable[[str], bool] | None:
+    """Whether a sentence states a value of the kind the question asks for (None: it asks for none)."""
+    kinds = asks(question)
+    if not kinds:
+        return None
+    return lambda unit: (any(_shows(k, unit, question) for k in kinds)
+                         or ("duration" in kinds and _BUSINESS_DAYS.search(unit) is not None))
 
 
 def render(result: ThemeAnswer, out: Retrieved, language: str, engine, question: str = "") -> str:
