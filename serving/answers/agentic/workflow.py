@@ -18,6 +18,8 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from serving.answers.agentic import hops, references
 from serving.answers.agentic.references import Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
@@ -25,6 +27,7 @@ from serving.answers.agentic.trace import Budget, Trace
 from serving.answers.modes.base import retrieval_filters
 from serving.answers.types import Filters
 
+_ANNEX = re.compile(r"\b(?:anexos?|annex(?:es)?|schedules?)\b", re.IGNORECASE)  # the question asks of an annex
 FIRST_READ = 5  # best hits of the first search read in full
 MAX_DEPTH = 2
 _TYPE_WORDS = {"politica": "politica", "policy": "politica", "contrato": "contrato", "contract": "contrato",
@@ -225,7 +228,9 @@ class Workflow:
             targets = [d for d in self.box.directory.by_code(ref.key) if d not in read and d != origin]
             if not targets:
                 return False
-            targets = self._code_docs(ref.key, []) if len(targets) > 1 else targets
+            if len(targets) > 1:  # the contract, or its annex when the question asks of an annex
+                targets = [d for d in self._code_docs(ref.key, ["*"] if _ANNEX.search(self.question) else [])
+                           if d not in read and d != origin] or targets
         elif ref.kind == "annex":
             codes = list(self.box.directory.docs[origin].codes) if origin in self.box.directory.docs else []
             codes += [m.group(0).upper() for m in references.CODE.finditer(ref.sentence)]
@@ -249,7 +254,18 @@ class Workflow:
             if not targets:
                 self.out.missing.append(f"{ref.text}: not found in the catalog you may read")
                 return False
-        return any([self._best_in(d, terms, depth) for d in targets[:2]])
+        return any([bool(self._best_in(d, terms, depth)) | bool(self._answering(d, depth)) for d in targets[:2]])
+
+    def _answering(self, document_id: str, depth: int) -> list[int]:
+        """The section of a document reached through a reference that answers the question best, when the words
+        around the reference led elsewhere in it (a contract code in a manual leads to the contract; what the
+        question asks of it is in another section)."""
+        doc = self.box.directory.docs[document_id]
+        mask = np.zeros(len(self.box.readable), dtype=bool)
+        mask[list(doc.rows)] = True
+        mask &= self.box.readable
+        best = self.box.rank(self.question, mask, 1)
+        return self._read_rows(best, depth) if best and best[0] not in self.depth else []
 
     def _annex_search(self, terms: str, origin: str, depth: int) -> bool:
         """"anexo contratual": search the contract annexes with the sentence's words, preferring annexes of the

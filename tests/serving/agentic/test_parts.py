@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from serving.answers.agentic.bridge import implied
 from serving.answers.agentic.parts import asks, pick, render, split
 from serving.answers.relevance import terms
 from serving.answers.routing import compound
@@ -96,3 +97,55 @@ def test_a_part_nothing_answers_is_said_plainly():
                  [("Contrato", "A Lavanda Ltda. lava os uniformes.")], "pt", _weigh({}))
     text = render(picks, "pt")
     assert "Lavanda" in text and "Não encontrado nos documentos lidos" in text and "cor da frota" in text
+
+
+PLAYBOOK = ("Incidents that may harm data subjects are reported to the ANPD within 3 business days, as set in the "
+            "Privacy Policy.\n\n| Role | Name |\n|---|---|\n| Data Protection Officer | Ana Lima |")
+PRIVACY = ("Art. 8 As solicitações de titulares são respondidas em até 15 (quinze) dias contados do requerimento.\n\n"
+           "Art. 9 A cópia do prontuário é fornecida em até 5 dias úteis.")
+ACROSS = ("Who is the Data Protection Officer listed in the playbook, and within how many days must data subject "
+          "requests be answered under the privacy policy?")
+
+
+def test_an_english_part_takes_the_portuguese_sentence_closest_in_meaning():
+    sources = [("Incident Response Playbook", PLAYBOOK), ("Política de Privacidade", PRIVACY)]
+    parts = split(ACROSS)
+    by_words = pick(parts, sources, "en", _weigh({}, "en"))
+    assert "3 business days" in by_words[1].unit  # the English sentence shares the words, not the answer
+    art8, art9 = (2, PRIVACY.split("\n\n")[0]), (2, PRIVACY.split("\n\n")[1])
+    similar = [{(1, "Role: Data Protection Officer; Name: Ana Lima"): 1.0, (1, PLAYBOOK.split("\n\n")[0]): 0.2},
+               {art8: 1.0, art9: 0.5, (1, PLAYBOOK.split("\n\n")[0]): 0.7}]
+    first, second = pick(parts, sources, "en", _weigh({}, "en"), similar=similar)
+    assert "Ana Lima" in first.unit
+    assert second.source == 2 and "15 (quinze) dias" in second.unit
+
+
+def test_a_sentence_in_the_question_language_is_chosen_by_its_words():
+    sources = [("Contrato", "O valor mensal é de R$ 12.000,00."), ("Ata", "O valor mensal foi discutido.")]
+    part = split("Qual é o valor mensal do contrato?")
+    similar = [{(1, "O valor mensal é de R$ 12.000,00."): 0.4, (2, "O valor mensal foi discutido."): 1.0}]
+    assert pick(part, sources, "pt", _weigh({}), similar=similar)[0].source == 1  # the value asked still wins
+
+
+def test_a_value_stated_in_the_question_language_is_not_looked_for_in_another():
+    sources = [("Data Retention Standard", "Issue date: 2025-03-01\n\nNext review: 2027-03-01"),
+               ("Política de Privacidade", "Próxima revisão: 20/12/2026")]
+    similar = [{(2, "Próxima revisão: 20/12/2026"): 1.0}]
+    first, = pick(split("When is the standard due for review"), sources, "en", _weigh({}, "en"), similar=similar)
+    assert first.unit == "Next review: 2027-03-01"
+
+
+@pytest.mark.parametrize("question, hidden", [
+    ("A política exige criptografia em anexo contratual. Quais controles o fornecedor que hospeda o prontuário "
+     "eletrônico se obrigou a cumprir?", "Qual fornecedor hospeda o prontuário eletrônico"),
+    ("What deadline does the company that cleans the wards have to fix a defect?", "Which company cleans the wards"),
+    ("Qual o valor mensal pago à empresa que executa a limpeza?", "Qual empresa executa a limpeza"),
+    ("Would a supplier that notifies incidents within 72 hours be compliant?", None),  # a hypothesis
+    ("Quem é o fornecedor que hospeda o prontuário eletrônico?", None),  # that is the whole question
+    ("Quais documentos mencionam o contrato CT-2024-0187?", None),
+])
+def test_something_named_by_what_it_does_is_a_question_of_its_own(question, hidden):
+    assert implied(question) == hidden
+    parts = split(question)
+    assert (parts[0].text == hidden and len(parts) == 2) if hidden else len(parts) == 1
+    assert compound(question) is bool(hidden)
