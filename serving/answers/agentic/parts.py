@@ -12,10 +12,10 @@ prontuário"), answered first.
 The answer unit for a part is the sentence of the read evidence that covers most of the part's IDF-weighted
 terms (the rest of the question counts a little), with a bonus when it holds a value of the kind the part asks
 for (a duration for "em quantos dias", money for "valor", a date for "quando", a percentage, a name for
-"quem"), and a penalty when it holds none. With the dense similarity of the sentences to the part
-(``agentic.dense``), a sentence's relevance is half its coverage and half its similarity; a sentence in another
-language than the question's shares no words with it, so its similarity alone counts (an English question over
-Portuguese documents)."""
+"quem"), and a penalty when it holds none. A sentence in another language than the question's shares no words
+with it: when no sentence in the question's language states the kind of value a part asks for, those in
+another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
+question over Portuguese documents)."""
 
 from __future__ import annotations
 
@@ -142,14 +142,15 @@ class Pick:
 
 def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
          weigh: Callable[[str], dict[str, float]], scopes: list[set[int] | None] | None = None,
-         similar: list[dict[tuple[int, str], float]] | None = None) -> list[Pick]:
+         similar: Callable[[int, list[tuple[int, str]]], dict[tuple[int, str], float]] | None = None) -> list[Pick]:
     """For each part, the evidence sentence that answers it best (``sources``: (title, text) of each source,
     numbered from 1; ``weigh``: a text's analysed terms with their IDF). A part's words that are the source's
     title ("... listed in the incident response playbook") say where to look, not what: they do not count as
     coverage in that source's sentences. ``scopes``: per part, the sources it is answered from when one of them
-    covers it (the documents the question names, for a part that names none itself). ``similar``: per part,
-    the scaled dense similarity (0 to 1) of the sentences measured, by (source number, sentence); a sentence
-    not measured for a part counts as 0."""
+    covers it (the documents the question names, for a part that names none itself). ``similar(part,
+    candidates)``: the scaled dense similarity (0 to 1) of the candidate (source number, sentence) pairs it
+    measures, asked only for a part whose kind of value no sentence in the question's language states, with
+    the sentences in another language that state one."""
     units = [(n, u, terms(title, language)) for n, (title, text) in enumerate(sources, start=1)
              for u in split_units(text)]
     unit_terms = [terms(u, language) for _, u, _ in units]
@@ -165,13 +166,12 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         rest_total = sum(rest.values()) or 1.0
         kinds = asks(part.text)
         scored: list[tuple[float, int, str]] = []
-        across: list[tuple[float, int, str]] = []  # sentences in another language, by similarity
+        across: list[tuple[int, str]] = []  # sentences in another language that state a value asked for
         for (n, unit, title), present, other in zip(units, unit_terms, foreign, strict=True):
             shows = any(_shows(k, unit, part.text) for k in kinds)
             if other:
-                near = similar[i].get((n, unit), 0.0) if similar else 0.0
-                if near >= MIN_SIMILAR and shows:
-                    across.append((near + KIND_BONUS, n, unit))
+                if shows:
+                    across.append((n, unit))
                 continue
             what = {t: w for t, w in own.items() if t not in title} or own
             cover = sum(what[t] for t in present & what.keys()) / (sum(what.values()) or 1.0)
@@ -184,8 +184,10 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
                 score += NUMBER_BONUS
             scored.append((score, n, unit))
         # a value asked for that no sentence in the question's language states is looked for in the others
-        if set(kinds) - {"who"} and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in scored):
-            scored += across
+        if similar and across and set(kinds) - {"who"} \
+                and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in scored):
+            scored += [(near + KIND_BONUS, n, unit) for (n, unit), near in similar(i, across).items()
+                       if near >= MIN_SIMILAR]
         if not scored:
             out.append(Pick(part.text, None, None))
             continue

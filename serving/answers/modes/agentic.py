@@ -129,7 +129,7 @@ def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part],
     in_named = {e.n for e in out.evidence if e.n is not None and e.document_id in set(named)}
     scopes = [None if any(r.kind in _NAMING for r in references.find(p.text, titles)) else in_named or None
               for p in split]
-    similar = dense.unit_similarity(engine, split, rows, texts)
+    similar = dense.Measure(engine, split, rows, texts)
     picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes, similar)
     return parts.render(picks, language)
 

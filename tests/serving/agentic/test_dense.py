@@ -1,4 +1,4 @@
-"""The dense similarity of a question's parts to the sentences of the read chunks closest to them."""
+"""The dense similarity of a question's part to sentences in another language, measured only when asked."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from serving.answers.agentic import dense
+from serving.answers.agentic.dense import Measure
 from serving.answers.agentic.parts import Part
 
 TOPICS = ("dias", "days", "encarregad", "officer")  # two meanings, each in two languages
@@ -31,25 +31,34 @@ class _Embedder:
         return np.stack([_vector(t) for t in texts])
 
 
-def test_each_part_scores_the_sentences_of_its_closest_chunks():
-    sources = [("Política", "O Encarregado é a Sra. Ana. As solicitações são respondidas em até 15 dias."),
-               ("Manual", "O sistema fica no ar. O suporte funciona sempre."),
-               ("Ata", "Reunião sem deliberações."), ("Outro", "Texto sem relação."),
-               ("Playbook", "The officer answers in 3 days.")]
-    chunk_vectors = np.stack([_vector(t) for _, t in sources])
-    embedder = _Embedder()
-    engine = SimpleNamespace(index=SimpleNamespace(vectors=chunk_vectors), embedder=embedder)
+SOURCES = [("Política", "O Encarregado é a Sra. Ana. As solicitações são respondidas em até 15 dias."),
+           ("Ata", "Reunião sem deliberações em 3 dias úteis."), ("Outro", "Texto sem relação."),
+           ("Quarto", "Nada aqui, 9 dias.")]
+DAYS = (1, "As solicitações são respondidas em até 15 dias.")
+
+
+def _measure(embedder):
+    vectors = np.stack([_vector("Encarregado dias"), _vector("Reunião"), _vector("Texto"), _vector("officer")])
+    engine = SimpleNamespace(index=SimpleNamespace(vectors=vectors), embedder=embedder)
     parts = [Part("Who is the officer", "Who is the officer"), Part("within how many days", "within how many days")]
-    similar = dense.unit_similarity(engine, parts, [0, 1, 2, 3, 4], sources)
-    assert similar is not None and len(similar) == 2
-    officer, days = similar
-    assert officer[(1, "O Encarregado é a Sra. Ana.")] == pytest.approx(1.0)  # across languages
-    assert days[(1, "As solicitações são respondidas em até 15 dias.")] == pytest.approx(1.0)
-    assert days[(1, "O Encarregado é a Sra. Ana.")] < 0.5
-    assert not any(n == 4 for n, _ in officer | days)  # a chunk far from every part is not encoded
-    assert len(embedder.passages) == len(set(embedder.passages))  # one encoding per sentence for all parts
+    return Measure(engine, parts, [0, 1, 2, 3], SOURCES)
 
 
-def test_without_a_dense_model_nothing_is_measured():
+def test_a_part_scores_the_sentences_of_its_closest_chunks_in_another_language():
+    embedder = _Embedder()
+    measure = _measure(embedder)
+    officer = (1, "O Encarregado é a Sra. Ana.")
+    far = (4, "Nada aqui, 9 dias.")
+    days = measure(1, [officer, DAYS, (2, "Reunião sem deliberações em 3 dias úteis."), (3, "Texto sem relação."),
+                       far])
+    assert days[DAYS] == pytest.approx(1.0) and days[officer] < 0.5
+    assert far not in days  # its chunk is not among the part's closest
+    assert measure(1, [DAYS]) == {DAYS: 1.0} and embedder.passages.count(DAYS[1]) == 1  # once
+
+
+def test_nothing_is_encoded_until_asked_nor_without_a_dense_model():
+    embedder = _Embedder()
+    _measure(embedder)
+    assert embedder.passages == []
     engine = SimpleNamespace(index=SimpleNamespace(vectors=np.zeros((0, 3), dtype=np.float32)), embedder=None)
-    assert dense.unit_similarity(engine, [Part("a", "a")], [0], [("T", "Texto.")]) is None
+    assert Measure(engine, [Part("a", "a")], [0], [("T", "Texto.")])(0, [(1, "Texto.")]) == {}
