@@ -15,9 +15,10 @@ from serving.answers.wording import language_of
 
 _STOP = (r"se|n[ãa]o|foi|foram|[ée]|s[ãa]o|era|deve|devem|pode|podem|tem|t[êe]m|possui|est[áa]|est[ãa]o|ter[áa]|"
          r"ir[áa]|e|ou|mas|will|would|must|should|can|could|may|is|are|was|were|has|have|had|does|did|do|and|or|but")
+_PAST = r"[^\W\d_]{3,}(?:ou|iu|eu|aram|eram|iram)"  # the main verb after the description ("assumiu", "assinou")
 _CLAUSE = re.compile(rf"\b(?P<det>[oa]s?|à|às|aos?|d[oa]s?|n[oa]s?|pel[oa]s?|the)\s+(?P<noun>[^\W\d_]{{4,}})\s+"
                      rf"(?:que|that|which|who)\s+"
-                     rf"(?P<what>(?:(?!(?:{_STOP})\b)[^\s,;:?!.]+\s*){{2,7}})", re.IGNORECASE)
+                     rf"(?P<what>(?:(?!(?:{_STOP}|{_PAST})\b)[^\s,;:?!.]+\s*){{2,7}})", re.IGNORECASE)
 _ARTICLES = {"o", "a", "os", "as", "the", "de", "do", "da", "dos", "das", "of", "um", "uma", "an"}
 _ASKS_IT = re.compile(r"^\W*(?:quem|qual|quais|who|which|what)(?:\s+(?:e|eh|sao|is|are|was|were|foi))?\s*$",
                       re.IGNORECASE)

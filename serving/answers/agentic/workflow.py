@@ -18,8 +18,6 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from serving.answers.agentic import hops, references
 from serving.answers.agentic.references import Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
@@ -254,18 +252,7 @@ class Workflow:
             if not targets:
                 self.out.missing.append(f"{ref.text}: not found in the catalog you may read")
                 return False
-        return any([bool(self._best_in(d, terms, depth)) | bool(self._answering(d, depth)) for d in targets[:2]])
-
-    def _answering(self, document_id: str, depth: int) -> list[int]:
-        """The section of a document reached through a reference that answers the question best, when the words
-        around the reference led elsewhere in it (a contract code in a manual leads to the contract; what the
-        question asks of it is in another section)."""
-        doc = self.box.directory.docs[document_id]
-        mask = np.zeros(len(self.box.readable), dtype=bool)
-        mask[list(doc.rows)] = True
-        mask &= self.box.readable
-        best = self.box.rank(self.question, mask, 1)
-        return self._read_rows(best, depth) if best and best[0] not in self.depth else []
+        return any([self._best_in(d, terms, depth) for d in targets[:2]])
 
     def _annex_search(self, terms: str, origin: str, depth: int) -> bool:
         """"anexo contratual": search the contract annexes with the sentence's words, preferring annexes of the

@@ -144,6 +144,7 @@ def test_a_value_stated_in_the_question_language_is_not_looked_for_in_another():
      "eletrônico se obrigou a cumprir?", "Qual fornecedor hospeda o prontuário eletrônico"),
     ("What deadline does the company that cleans the wards have to fix a defect?", "Which company cleans the wards"),
     ("Qual o valor mensal pago à empresa que executa a limpeza?", "Qual empresa executa a limpeza"),
+    ("Que controles o fornecedor que hospeda o prontuário assumiu?", "Qual fornecedor hospeda o prontuário"),
     ("Would a supplier that notifies incidents within 72 hours be compliant?", None),  # a hypothesis
     ("Quem é o fornecedor que hospeda o prontuário eletrônico?", None),  # that is the whole question
     ("Quais documentos mencionam o contrato CT-2024-0187?", None),
