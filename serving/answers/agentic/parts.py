@@ -142,7 +142,8 @@ class Pick:
 
 def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
          weigh: Callable[[str], dict[str, float]], scopes: list[set[int] | None] | None = None,
-         similar: Callable[[int, list[tuple[int, str]]], dict[tuple[int, str], float]] | None = None) -> list[Pick]:
+         similar: Callable[[int, list[tuple[int, str]]], dict[tuple[int, str], float]] | None = None,
+         kinds_of: list[set[int] | None] | None = None) -> list[Pick]:
     """For each part, the evidence sentence that answers it best (``sources``: (title, text) of each source,
     numbered from 1; ``weigh``: a text's analysed terms with their IDF). A part's words that are the source's
     title ("... listed in the incident response playbook") say where to look, not what: they do not count as
@@ -150,7 +151,8 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
     covers it (the documents the question names, for a part that names none itself). ``similar(part,
     candidates)``: the scaled dense similarity (0 to 1) of the candidate (source number, sentence) pairs it
     measures, asked only for a part whose kind of value no sentence in the question's language states, with
-    the sentences in another language that state one."""
+    the sentences in another language that state one. ``kinds_of``: per part, the sources of the kind of
+    document it names ("its security annex"): a value stated in another kind does not stop that search."""
     units = [(n, u, terms(title, language)) for n, (title, text) in enumerate(sources, start=1)
              for u in split_units(text)]
     unit_terms = [terms(u, language) for _, u, _ in units]
@@ -183,9 +185,16 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
             elif re.search(r"\d", _NUMBERING.sub("", unit)):
                 score += NUMBER_BONUS
             scored.append((score, n, unit))
-        # a value asked for that no sentence in the question's language states is looked for in the others
+        # a value asked for that no sentence in the question's language states (in the kind of document the part
+        # names, when one in another language is of that kind) is looked for in the others
+        kind_of = kinds_of[i] if kinds_of else None
+        if kind_of and any(n in kind_of for n, _ in across):  # the kind of document the part names
+            across = [a for a in across if a[0] in kind_of]
+            mine = [s for s in scored if s[1] in kind_of]
+        else:
+            mine = scored
         if similar and across and set(kinds) - {"who"} \
-                and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in scored):
+                and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in mine):
             scored += [(near + KIND_BONUS, n, unit) for (n, unit), near in similar(i, across).items()
                        if near >= MIN_SIMILAR]
         if not scored:

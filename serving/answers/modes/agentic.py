@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
+from lakehouse.text import fold
 from models.injection import overlaps
 from serving.answers.agentic import compare_read, comparison, dense, parts, references
 from serving.answers.agentic.agent import run_agent
 from serving.answers.agentic.references import ITEM
 from serving.answers.agentic.tools import Toolbox
-from serving.answers.agentic.workflow import Outcome, Workflow
+from serving.answers.agentic.workflow import TYPE_WORDS, Outcome, Workflow
 from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk
 from serving.answers.relevance import terms
 from serving.answers.routing import comparison as is_comparison
@@ -130,8 +132,19 @@ def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part],
     scopes = [None if any(r.kind in _NAMING for r in references.find(p.text, titles)) else in_named or None
               for p in split]
     similar = dense.Measure(engine, split, rows, texts)
-    picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes, similar)
+    picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes, similar,
+                       [_of_type(p.text, out) for p in split])
     return parts.render(picks, language)
+
+
+def _of_type(part: str, out: Retrieved) -> set[int] | None:
+    """The sources of the one kind of document a part names ("its security annex", "a política"), if read."""
+    words = set(re.findall(r"[a-z]+", fold(part)))
+    kinds = {TYPE_WORDS[w] for w in words if w in TYPE_WORDS}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    return {s.n for s in out.sources if s.doc_type == kind} or None
 
 
 def _idf(engine):

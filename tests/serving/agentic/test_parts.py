@@ -154,3 +154,15 @@ def test_something_named_by_what_it_does_is_a_question_of_its_own(question, hidd
     parts = split(question)
     assert (parts[0].text == hidden and len(parts) == 2) if hidden else len(parts) == 1
     assert compound(question) is bool(hidden)
+
+
+def test_the_kind_of_document_a_part_names_is_looked_for_in_another_language():
+    sources = [("Incident Response Playbook", "The policy sets a maximum of 24 hours for a security incident "
+                                              "notification deadline."),
+               ("Anexo III - Segurança", "5.1 A CONTRATADA notificará incidentes em até 72 (setenta e duas) horas.")]
+    parts = split("Which supplier hosts the records, and what incident notification deadline does its security "
+                  "annex set?")
+    similar = lambda i, c: dict.fromkeys(c, 1.0)  # noqa: E731
+    assert "24 hours" in pick(parts, sources, "en", _weigh({}, "en"), similar=similar)[1].unit
+    second = pick(parts, sources, "en", _weigh({}, "en"), similar=similar, kinds_of=[None, {2}])[1]
+    assert second.source == 2 and "72" in second.unit  # the annex's own deadline, not the policy's
