@@ -5,12 +5,17 @@ the workflow, and the answer without an LLM gives one cited sentence per part.
 A part starts at a question word (qual, quem, quando, quanto, com que, em quanto, what, which, who, how, ...)
 after ", e", " e", ", and", ";", "," or a question mark. A statement before the first question word ("A política
 exige X. Quais controles ...?") is context and goes with the first part. A part that points back ("o seu
-valor", "contrato dela", "its annex") or is short carries the first part's words as context.
+valor", "contrato dela", "its annex") or is short carries the first part's words as context. A thing named by
+what it does ("o fornecedor que hospeda o prontuário") is a part of its own ("Qual fornecedor hospeda o
+prontuário"), answered first.
 
 The answer unit for a part is the sentence of the read evidence that covers most of the part's IDF-weighted
 terms (the rest of the question counts a little), with a bonus when it holds a value of the kind the part asks
 for (a duration for "em quantos dias", money for "valor", a date for "quando", a percentage, a name for
-"quem"), and a penalty when it holds none."""
+"quem"), and a penalty when it holds none. A sentence in another language than the question's shares no words
+with it: when no sentence in the question's language states the kind of value a part asks for, those in
+another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
+question over Portuguese documents)."""
 
 from __future__ import annotations
 
@@ -19,8 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lakehouse.text import fold
+from serving.answers.agentic import bridge
+from serving.answers.agentic.references import CODE
 from serving.answers.relevance import terms
 from serving.answers.sentences import split_units
+from serving.answers.wording import language_of
 
 _STRONG = (r"qual|quais|quem|quant[oa]s?|com que|em quant[oa]s?|de quant[oa]s?|para quem|a quem|em que data|"
            r"what|which|who|whom|whose|how many|how long|how often|how much|within how")
@@ -36,6 +44,8 @@ CONTEXT_WEIGHT = 0.3  # weight of the other parts' terms when scoring a part's s
 MIN_COVER = 0.25  # a sentence must cover this share of the part's own weighted terms
 NUMBER_BONUS = 0.1  # a part that asks for no kind of value: an answer usually states one (a value, a term)
 SECOND = 0.8  # a part whose best sentence answers an earlier part takes another document's, if this close
+KIND_BONUS = 0.3  # a sentence that holds a value of the kind asked for (and the penalty when it holds none)
+MIN_SIMILAR = 0.6  # a sentence in another language is a candidate when this similar to the part (scaled)
 
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+(?:\s+(?:d[aeo]s?\s+)?[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+)+|"
                    r"\b[\w&]+(?:\s+[\w&]+){0,5}\s+(?:Ltda|S\.A\.|Inc|Ltd)\b")
@@ -70,21 +80,24 @@ class Part:
 
 
 def split(question: str) -> list[Part]:
-    """The parts of a question; one part (the question itself) when it has a single one."""
+    """The parts of a question; one part (the question itself) when it has a single one. Something named by
+    what it does ("o fornecedor que hospeda X") adds the question of who that is first (``agentic.bridge``)."""
     text = " ".join(question.split())
     pieces = [p.strip(" ,;.?") for p in _SPLIT.split(text)]
     pieces = [p for p in pieces if p]
     asked = text[len(pieces[0]):].lstrip().startswith("?") if pieces else False
     if len(pieces) > 1 and not _START.match(pieces[0]) and not asked:  # a statement first: context
         pieces = [f"{pieces[0]}; {pieces[1]}", *pieces[2:]]
+    hidden = bridge.implied(text)
+    bridged = [Part(hidden, hidden)] if hidden else []
     if len(pieces) < 2:
-        return [Part(text, text)]
+        return [*bridged, Part(text, text)]
     first = pieces[0]
     out = [Part(first, first)]
     for piece in pieces[1:]:
         needs = len(piece.split()) < MIN_WORDS or bool(_BACK.search(piece))
         out.append(Part(piece, f"{piece} ({first})" if needs else piece))
-    return out
+    return [*bridged, *out]
 
 
 def asks(part: str) -> list[str]:
@@ -110,8 +123,8 @@ def trim(unit: str, own: frozenset[str], kinds: list[str], part: str, language: 
     if len(clauses) < 2 or not kinds:  # a part that asks for no kind of value keeps its sentence whole
         return unit
     answer = next((i for i, c in enumerate(clauses) if any(_shows(k, c, part) for k in kinds)), None)
-    keep = [c for i, c in enumerate(clauses)
-            if i == 0 or i == answer or not re.search(r"\d", c) or terms(c, language) & own]
+    keep = [c for i, c in enumerate(clauses)  # a document code names something: it is no other value
+            if i == 0 or i == answer or not re.search(r"\d", c) or terms(c, language) & own or CODE.search(c)]
     if len(keep) == len(clauses):
         return unit
     text = ", ".join(keep)
@@ -128,15 +141,23 @@ class Pick:
 
 
 def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
-         weigh: Callable[[str], dict[str, float]], scopes: list[set[int] | None] | None = None) -> list[Pick]:
+         weigh: Callable[[str], dict[str, float]], scopes: list[set[int] | None] | None = None,
+         similar: Callable[[int, list[tuple[int, str]]], dict[tuple[int, str], float]] | None = None,
+         kinds_of: list[set[int] | None] | None = None) -> list[Pick]:
     """For each part, the evidence sentence that answers it best (``sources``: (title, text) of each source,
     numbered from 1; ``weigh``: a text's analysed terms with their IDF). A part's words that are the source's
     title ("... listed in the incident response playbook") say where to look, not what: they do not count as
     coverage in that source's sentences. ``scopes``: per part, the sources it is answered from when one of them
-    covers it (the documents the question names, for a part that names none itself)."""
+    covers it (the documents the question names, for a part that names none itself). ``similar(part,
+    candidates)``: the scaled dense similarity (0 to 1) of the candidate (source number, sentence) pairs it
+    measures, asked only for a part whose kind of value no sentence in the question's language states, with
+    the sentences in another language that state one. ``kinds_of``: per part, the sources of the kind of
+    document it names ("its security annex"): a value stated in another kind does not stop that search."""
     units = [(n, u, terms(title, language)) for n, (title, text) in enumerate(sources, start=1)
              for u in split_units(text)]
     unit_terms = [terms(u, language) for _, u, _ in units]
+    written = [language_of(text) for _, text in sources]  # a whole chunk tells its language; a table row may not
+    foreign = [written[n - 1] != language for n, _, _ in units]
     out = []
     everything = weigh(" ".join(p.query for p in parts))
     chosen: set[str] = set()
@@ -147,17 +168,35 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         rest_total = sum(rest.values()) or 1.0
         kinds = asks(part.text)
         scored: list[tuple[float, int, str]] = []
-        for (n, unit, title), present in zip(units, unit_terms, strict=True):
+        across: list[tuple[int, str]] = []  # sentences in another language that state a value asked for
+        for (n, unit, title), present, other in zip(units, unit_terms, foreign, strict=True):
+            shows = any(_shows(k, unit, part.text) for k in kinds)
+            if other:
+                if shows:
+                    across.append((n, unit))
+                continue
             what = {t: w for t, w in own.items() if t not in title} or own
             cover = sum(what[t] for t in present & what.keys()) / (sum(what.values()) or 1.0)
             if cover < MIN_COVER:
                 continue
             score = cover + CONTEXT_WEIGHT * sum(rest[t] for t in present & rest.keys()) / rest_total
             if kinds:
-                score += 0.3 if any(_shows(k, unit, part.text) for k in kinds) else -0.3
+                score += KIND_BONUS if shows else -KIND_BONUS
             elif re.search(r"\d", _NUMBERING.sub("", unit)):
                 score += NUMBER_BONUS
             scored.append((score, n, unit))
+        # a value asked for that no sentence in the question's language states (in the kind of document the part
+        # names, when one in another language is of that kind) is looked for in the others
+        kind_of = kinds_of[i] if kinds_of else None
+        if kind_of and any(n in kind_of for n, _ in across):  # the kind of document the part names
+            across = [a for a in across if a[0] in kind_of]
+            mine = [s for s in scored if s[1] in kind_of]
+        else:
+            mine = scored
+        if similar and across and set(kinds) - {"who"} \
+                and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in mine):
+            scored += [(near + KIND_BONUS, n, unit) for (n, unit), near in similar(i, across).items()
+                       if near >= MIN_SIMILAR]
         if not scored:
             out.append(Pick(part.text, None, None))
             continue

@@ -25,9 +25,10 @@ from serving.answers.agentic.trace import Budget, Trace
 from serving.answers.modes.base import retrieval_filters
 from serving.answers.types import Filters
 
+_ANNEX = re.compile(r"\b(?:anexos?|annex(?:es)?|schedules?)\b", re.IGNORECASE)  # the question asks of an annex
 FIRST_READ = 5  # best hits of the first search read in full
 MAX_DEPTH = 2
-_TYPE_WORDS = {"politica": "politica", "policy": "politica", "contrato": "contrato", "contract": "contrato",
+TYPE_WORDS = {"politica": "politica", "policy": "politica", "contrato": "contrato", "contract": "contrato",
                "pop": "pop", "procedimento": "pop", "anexo": "anexo_contratual", "annex": "anexo_contratual",
                "protocolo": "protocolo", "manual": "manual", "ata": "ata", "instrucao": "instrucao_trabalho"}
 
@@ -200,7 +201,7 @@ class Workflow:
     def _item_target(self, item: Reference, named: list[str]) -> str | None:
         """The document an "item 7.2 da política" points to: a named one of that type, or the best one of it."""
         after = references.title_key(self.question.split(item.text, 1)[-1])[:40].split()
-        wanted = next((_TYPE_WORDS[w] for w in after[:3] if w in _TYPE_WORDS), None)
+        wanted = next((TYPE_WORDS[w] for w in after[:3] if w in TYPE_WORDS), None)
         docs = self.box.directory.docs
         for document_id in named:
             if wanted is None or docs[document_id].doc_type == wanted:
@@ -225,7 +226,9 @@ class Workflow:
             targets = [d for d in self.box.directory.by_code(ref.key) if d not in read and d != origin]
             if not targets:
                 return False
-            targets = self._code_docs(ref.key, []) if len(targets) > 1 else targets
+            if len(targets) > 1:  # the contract, or its annex when the question asks of an annex
+                targets = [d for d in self._code_docs(ref.key, ["*"] if _ANNEX.search(self.question) else [])
+                           if d not in read and d != origin] or targets
         elif ref.kind == "annex":
             codes = list(self.box.directory.docs[origin].codes) if origin in self.box.directory.docs else []
             codes += [m.group(0).upper() for m in references.CODE.finditer(ref.sentence)]

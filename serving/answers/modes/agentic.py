@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
-from serving.answers.agentic import compare_read, comparison, parts, references
+from lakehouse.text import fold
+from models.injection import overlaps
+from serving.answers.agentic import compare_read, comparison, dense, parts, references
 from serving.answers.agentic.agent import run_agent
 from serving.answers.agentic.references import ITEM
 from serving.answers.agentic.tools import Toolbox
-from serving.answers.agentic.workflow import Outcome, Workflow
+from serving.answers.agentic.workflow import TYPE_WORDS, Outcome, Workflow
 from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk
 from serving.answers.relevance import terms
 from serving.answers.routing import comparison as is_comparison
@@ -111,18 +114,37 @@ def _comparison_answer(request: ModeRequest, out: Retrieved, box: Toolbox, outco
 def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part], box: Toolbox,
                   named: list[str]) -> str | None:
     """One cited sentence of the read evidence per part of the question (sentences flagged as addressing an
-    assistant are never quoted). A part that names no document of its own is answered from the documents the
-    question names, when they cover it ("qual a disponibilidade do CT-X e qual o desconto se ela ...")."""
+    assistant are never quoted), chosen by shared words and by dense similarity (``agentic.dense``). A part
+    that names no document of its own is answered from the documents the question names, when they cover it
+    ("qual a disponibilidade do CT-X e qual o desconto se ela ...")."""
+    engine = request.engine
     language = language_of(request.question)
-    relevance = request.engine.relevance
-    texts = [(s.title, s.text if not s.flagged else "\n".join(u for u in split_units(s.text) if u not in s.flagged))
-             for s in out.sources]
+    relevance = engine.relevance
+    by_n = {e.n: engine.rows.get(e.id) for e in out.evidence if e.n is not None and e.kind == "chunk"}
+    rows = [by_n.get(s.n) for s in out.sources]
+    # the sources are graded (and their flags set) after the mode: the flags come from the index here
+    flags = [engine.injection[r] if r is not None and engine.injection else s.flagged
+             for s, r in zip(out.sources, rows, strict=True)]
+    texts = [(s.title, s.text if not f else "\n".join(u for u in split_units(s.text) if not overlaps(u, f)))
+             for s, f in zip(out.sources, flags, strict=True)]
     titles = box.directory.title_map()
     in_named = {e.n for e in out.evidence if e.n is not None and e.document_id in set(named)}
     scopes = [None if any(r.kind in _NAMING for r in references.find(p.text, titles)) else in_named or None
               for p in split]
-    picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes)
+    similar = dense.Measure(engine, split, rows, texts)
+    picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes, similar,
+                       [_of_type(p.text, out) for p in split])
     return parts.render(picks, language)
+
+
+def _of_type(part: str, out: Retrieved) -> set[int] | None:
+    """The sources of the one kind of document a part names ("its security annex", "a política"), if read."""
+    words = set(re.findall(r"[a-z]+", fold(part)))
+    kinds = {TYPE_WORDS[w] for w in words if w in TYPE_WORDS}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    return {s.n for s in out.sources if s.doc_type == kind} or None
 
 
 def _idf(engine):

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from serving.answers.agentic.bridge import implied
 from serving.answers.agentic.parts import asks, pick, render, split
 from serving.answers.relevance import terms
 from serving.answers.routing import compound
@@ -96,3 +97,72 @@ def test_a_part_nothing_answers_is_said_plainly():
                  [("Contrato", "A Lavanda Ltda. lava os uniformes.")], "pt", _weigh({}))
     text = render(picks, "pt")
     assert "Lavanda" in text and "Não encontrado nos documentos lidos" in text and "cor da frota" in text
+
+
+PLAYBOOK = ("Incidents that may harm data subjects are reported to the ANPD within 3 business days, as set in the "
+            "Privacy Policy.\n\n| Role | Name |\n|---|---|\n| Data Protection Officer | Ana Lima |")
+PRIVACY = ("Art. 8 As solicitações de titulares são respondidas em até 15 (quinze) dias contados do requerimento.\n\n"
+           "Art. 9 A cópia do prontuário é fornecida em até 5 dias úteis.")
+ACROSS = ("Who is the Data Protection Officer listed in the playbook, and within how many days must data subject "
+          "requests be answered under the privacy policy?")
+
+
+def test_an_english_part_takes_the_portuguese_sentence_closest_in_meaning():
+    sources = [("Incident Response Playbook", PLAYBOOK), ("Política de Privacidade", PRIVACY)]
+    parts = split(ACROSS)
+    by_words = pick(parts, sources, "en", _weigh({}, "en"))
+    assert "3 business days" in by_words[1].unit  # the English sentence shares the words, not the answer
+    art8, art9 = (2, PRIVACY.split("\n\n")[0]), (2, PRIVACY.split("\n\n")[1])
+    asked = []
+
+    def similar(part, candidates):
+        asked.append(part)
+        return {c: {art8: 1.0, art9: 0.5}[c] for c in candidates}
+
+    first, second = pick(parts, sources, "en", _weigh({}, "en"), similar=similar)
+    assert asked == [1]  # the officer's name is stated in English: no other language is looked at
+    assert "Ana Lima" in first.unit
+    assert second.source == 2 and "15 (quinze) dias" in second.unit
+
+
+def test_a_sentence_in_the_question_language_is_chosen_by_its_words():
+    sources = [("Contrato", "O valor mensal é de R$ 12.000,00."), ("Ata", "O valor mensal foi discutido.")]
+    part = split("Qual é o valor mensal do contrato?")
+    assert pick(part, sources, "pt", _weigh({}), similar=lambda i, c: dict.fromkeys(c, 1.0))[0].source == 1
+
+
+def test_a_value_stated_in_the_question_language_is_not_looked_for_in_another():
+    sources = [("Data Retention Standard", "Issue date: 2025-03-01\n\nNext review: 2027-03-01"),
+               ("Política de Privacidade", "Próxima revisão: 20/12/2026")]
+    first, = pick(split("When is the standard due for review"), sources, "en", _weigh({}, "en"),
+                  similar=lambda i, c: dict.fromkeys(c, 1.0))
+    assert first.unit == "Next review: 2027-03-01"
+
+
+@pytest.mark.parametrize("question, hidden", [
+    ("A política exige criptografia em anexo contratual. Quais controles o fornecedor que hospeda o prontuário "
+     "eletrônico se obrigou a cumprir?", "Qual fornecedor hospeda o prontuário eletrônico"),
+    ("What deadline does the company that cleans the wards have to fix a defect?", "Which company cleans the wards"),
+    ("Qual o valor mensal pago à empresa que executa a limpeza?", "Qual empresa executa a limpeza"),
+    ("Que controles o fornecedor que hospeda o prontuário assumiu?", "Qual fornecedor hospeda o prontuário"),
+    ("Would a supplier that notifies incidents within 72 hours be compliant?", None),  # a hypothesis
+    ("Quem é o fornecedor que hospeda o prontuário eletrônico?", None),  # that is the whole question
+    ("Quais documentos mencionam o contrato CT-2024-0187?", None),
+])
+def test_something_named_by_what_it_does_is_a_question_of_its_own(question, hidden):
+    assert implied(question) == hidden
+    parts = split(question)
+    assert (parts[0].text == hidden and len(parts) == 2) if hidden else len(parts) == 1
+    assert compound(question) is bool(hidden)
+
+
+def test_the_kind_of_document_a_part_names_is_looked_for_in_another_language():
+    sources = [("Incident Response Playbook", "The policy sets a maximum of 24 hours for a security incident "
+                                              "notification deadline."),
+               ("Anexo III - Segurança", "5.1 A CONTRATADA notificará incidentes em até 72 (setenta e duas) horas.")]
+    parts = split("Which supplier hosts the records, and what incident notification deadline does its security "
+                  "annex set?")
+    similar = lambda i, c: dict.fromkeys(c, 1.0)  # noqa: E731
+    assert "24 hours" in pick(parts, sources, "en", _weigh({}, "en"), similar=similar)[1].unit
+    second = pick(parts, sources, "en", _weigh({}, "en"), similar=similar, kinds_of=[None, {2}])[1]
+    assert second.source == 2 and "72" in second.unit  # the annex's own deadline, not the policy's

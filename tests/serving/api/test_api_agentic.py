@@ -167,3 +167,19 @@ def test_an_annex_read_already_is_not_reported_missing(api):
     body = _ask(api, "Em quanto tempo o fornecedor de nuvem notifica incidentes de segurança?")
     assert ANNEX in {e["document_id"] for e in body["evidence"]}  # read with the first search's best hits
     assert not any("Anexo III" in w and "not in the catalog" in w for w in body["warnings"])
+
+
+MANUAL = "doc_e5075dfba3fdfe1e"
+
+
+def test_a_supplier_named_by_what_it_does_is_found_first_and_its_contract_followed(api):
+    question = ("A política exige criptografia descrita em anexo contratual. Que controles o fornecedor que hospeda "
+                "o prontuário eletrônico assumiu?")
+    body = _ask(api, question, mode="auto")
+    assert body["mode_used"] == "agentic"
+    searched = [s["args"]["query"] for s in body["trace"] if s["tool"] == "search"]
+    assert "Qual fornecedor hospeda o prontuário eletrônico" in searched  # the question inside the question
+    read = [s["args"]["document_id"] for s in body["trace"] if s["tool"] == "read_document"]
+    assert MANUAL in read and CONTRACT in read and read.index(MANUAL) < len(read) - 1
+    first = body["answer"].splitlines()[0]
+    assert "NuvemSul" in first and "CT-2024-0187" in first  # who it is, with the contract that binds it
