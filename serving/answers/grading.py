@@ -61,7 +61,9 @@ _KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "deadline": (re.compile(r"\b(?:prazo|prazos|quanto tempo|quantos dias|quantas horas|em at[eé] quando|"
                             r"deadline|how long|how many (?:days|hours)|within how|period|periodicidade|"
                             r"frequ[eê]ncia|por quanto tempo)\b", re.I),
-                 re.compile(r"\d+(?:\s*\([^)]{1,20}\))?\s?(?:(?:business|working|calendar)\s)?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
+                 re.compile(r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|"
+                            r"dez|doze|quinze|vinte|trinta|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                            r"fifteen|twenty|thirty)\s)(?:(?:business|working|calendar)\s)?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
                             r"minutos?|min\b|segundos?|seconds?|hours?|days?|months?|years?|weeks?|minutes?)|\b(?:imediat\w*|immediately|"
                             r"anual\w*|mensal\w*|semanal\w*|di[aá]ri\w*|annual\w*|monthly|weekly|daily)\b", re.I)),
     "percent": (re.compile(r"\b(?:percentual|porcentagem|percentage|percent)\b|%", re.I),

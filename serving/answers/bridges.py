@@ -1,0 +1,78 @@
+"""Bridge passages: a quoted strip names another document of the evidence by its title, and that document holds
+what the quoted strips leave open ("the film shot in or around Leland in 1986" is named in the Leland passage as
+"Maximum Overdrive"; who directed it is in the Maximum Overdrive passage). Its best strip is quoted after the
+strips that name it, and cited.
+
+A named document is usable when its grade for the question is not ``incorrect``, or when it is graded
+``correct`` or ``ambiguous`` for the question terms the quoted strips do not cover (the second hop answers the
+rest of the question, not all of it). Versions of a quoted document and forms are never bridges (``refine``
+names those). At most ``MAX_BRIDGES`` are quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from serving.answers.grading import INCORRECT, Grade, Strip, grade_item
+from serving.answers.versions import family
+
+if TYPE_CHECKING:  # refine imports this module; the request type is only annotated here
+    from serving.answers.refine import Request
+
+MAX_BRIDGES = 2
+MIN_NAME = 4  # characters of a title named in a strip (shorter names are too common to be recognised)
+_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")  # "Lilu (mythology)": the qualifier is not part of the name
+
+
+def title_name(title: str) -> str | None:
+    """The name by which a passage mentions a document: its title without a trailing qualifier in
+    parentheses, when that starts with a capital letter or a digit (a proper name, not a common word)."""
+    name = _QUALIFIER.sub("", title).strip()
+    return name if len(name) >= MIN_NAME and (name[0].isupper() or name[0].isdigit()) else None
+
+
+def names(text: str, name: str) -> bool:
+    """Does ``text`` name ``name`` as written (case and whole words)?"""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+def _best(grade: Grade) -> Strip | None:
+    return min(grade.strips, key=lambda s: (-s.score, s.values, s.position), default=None)
+
+
+def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_form) -> list[tuple[int, Strip]]:
+    """The strips of the documents the ``picked`` strips name by title (none of the documents in ``skip``, no
+    form, no version of a quoted document), best grade first, in the order named."""
+    text = " ".join(s.text for _, s in picked)
+    quoted = {req.item(n).document_id for n, _ in picked} | skip
+    families = {family(req.item(n).title or "") for n, _ in picked}
+    covered = set().union(*(s.held for _, s in picked)) if picked else set()
+    rest = {t: w for t, w in req.q.weights.items() if t not in covered}
+    found: dict[str, tuple[float, int, Strip]] = {}
+    for item in req.retrieved.evidence:
+        n = item.n
+        if n is None or item.kind != "chunk" or n not in req.grades or item.document_id in quoted:
+            continue
+        name = title_name(item.title or "")
+        if name is None or not names(text, name) or family(item.title or "") in families \
+                or is_form(req.engine, item.document_id):
+            continue
+        grade = req.grades[n]
+        if grade.grade == INCORRECT and rest:  # graded for what the quoted strips leave open
+            sub = replace(req.q, weights=rest, codes=tuple(c for c in req.q.codes if c in rest))
+            grade = grade_item(req.engine, sub, item, _source(req, n), req.correct_at, req.ambiguous_at)
+            if grade.grade != INCORRECT:
+                item.grade_reason = f"named by a quoted passage; {grade.reason}"
+        strip = _best(grade) if grade.grade != INCORRECT else None
+        doc = item.document_id or item.id
+        if strip is not None and (doc not in found or grade.score > found[doc][0]):
+            found[doc] = (grade.score, n, strip)
+    best = sorted(found.values(), key=lambda f: -f[0])[:MAX_BRIDGES]
+    return [(n, s) for _, n, s in sorted(best, key=lambda f: text.find(title_name(req.item(f[1]).title or "")
+                                                                             or ""))]
+
+
+def _source(req: Request, n: int):
+    return next((s for s in req.retrieved.sources if s.n == n), None)
