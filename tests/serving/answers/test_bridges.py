@@ -1,0 +1,53 @@
+"""Bridge questions: the first quoted passage names another document by its title, and that document holds the
+answer ("the film shot in Leland in 1986" -> "Maximum Overdrive" -> who directed it)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from models.analysis import analyze
+from serving.answers.grading import Question, grade_item
+from serving.answers.modes import Retrieved
+from serving.answers.refine import Request, corrective
+from serving.answers.types import EvidenceItem
+
+QUESTION = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
+LELAND = ("Leland is a town in Brunswick County, North Carolina. A number of movies, such as \"Maximum Overdrive\" "
+          "(1986) and \"We're the Millers\" (2013), have been shot in or around Leland.")
+OVERDRIVE = ("Maximum Overdrive is a 1986 American science fiction horror comedy film written and directed by "
+             "Stephen King. The film stars Emilio Estevez.")
+MILLERS = "We're the Millers is a comedy starring Jennifer Aniston. It premiered in August."
+MYRTLE = "The Myrtle Beach area is a metropolitan area in South Carolina. A film festival is directed there every year."
+# a stand-in for the snapshot's engine: no vectors, no flagged sentences, no document families or versions
+ENGINE = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
+                         index=SimpleNamespace(vectors=np.zeros((0, 4))))
+
+
+def _answer(*passages: tuple[str, str]):
+    evidence = [EvidenceItem(kind="chunk", id=f"c{n}", score=1.0, text=text, n=n, document_id=f"d{n}", title=title)
+                for n, (title, text) in enumerate(passages, start=1)]
+    q = Question.of(QUESTION, "en", {t: 1.0 for t in dict.fromkeys(analyze(QUESTION, "en"))})
+    grades = {e.n: grade_item(ENGINE, q, e) for e in evidence}
+    retrieved = Retrieved("basic", evidence=evidence, ids={e.id: e.n for e in evidence})
+    draft = corrective(Request(ENGINE, q, retrieved, grades, frozenset(), 0.58, 0.5), "en", None)
+    return draft, grades
+
+
+def test_the_passage_the_first_one_names_is_quoted_with_its_answer():
+    draft, grades = _answer(("Leland, North Carolina", LELAND), ("Myrtle Beach metropolitan area", MYRTLE),
+                            ("Maximum Overdrive", OVERDRIVE))
+    assert grades[3].grade == "incorrect"  # on its own it does not mention Leland: not enough for the question
+    assert "Stephen King" in draft.text and draft.cited == [1, 3]
+    assert draft.text.index("Leland") < draft.text.index("Stephen King")  # the hop follows the strip naming it
+
+
+def test_a_passage_the_quoted_strips_do_not_name_is_not_quoted():
+    draft, _ = _answer(("Leland, North Carolina", LELAND), ("Myrtle Beach metropolitan area", MYRTLE))
+    assert draft.cited == [1] and "Myrtle" not in draft.text
+
+
+def test_a_named_passage_that_holds_nothing_left_open_is_not_quoted():
+    draft, _ = _answer(("Leland, North Carolina", LELAND), ("We're the Millers", MILLERS))
+    assert draft.cited == [1] and "Aniston" not in draft.text
