@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # refine imports this module; the request type is only annota
     from serving.answers.refine import Request
 
 MAX_BRIDGES = 2
+STRIPS_PER_BRIDGE = 2
+KEEP_SHARE = 0.75  # as ``refine``'s: a second strip of a bridge scores at least this share of its best
 MIN_NAME = 4  # characters of a title named in a strip (shorter names are too common to be recognised)
 _QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")  # "Lilu (mythology)": the qualifier is not part of the name
 
@@ -38,8 +40,17 @@ def names(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
-def _best(grade: Grade) -> Strip | None:
-    return min(grade.strips, key=lambda s: (-s.score, s.values, s.position), default=None)
+def _best(grade: Grade, covered: set[str]) -> list[Strip]:
+    """The best strip, and a second within ``KEEP_SHARE`` of it that covers question terms neither it nor the
+    quoted strips do ("a German musician" in one sentence, "his godfather" in the next), in document order."""
+    ranked = sorted(grade.strips, key=lambda s: (-s.score, s.values, s.position))
+    kept: list[Strip] = []
+    for s in ranked:
+        if len(kept) >= STRIPS_PER_BRIDGE or (kept and (s.score < KEEP_SHARE * kept[0].score or not s.held - covered)):
+            continue
+        kept.append(s)
+        covered = covered | s.held
+    return sorted(kept, key=lambda s: s.position)
 
 
 def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_form) -> list[tuple[int, Strip]]:
@@ -50,7 +61,7 @@ def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_fo
     families = {family(req.item(n).title or "") for n, _ in picked}
     covered = set().union(*(s.held for _, s in picked)) if picked else set()
     rest = {t: w for t, w in req.q.weights.items() if t not in covered}
-    found: dict[str, tuple[float, int, Strip]] = {}
+    found: dict[str, tuple[float, int, list[Strip]]] = {}
     for item in req.retrieved.evidence:
         n = item.n
         if n is None or item.kind != "chunk" or n not in req.grades or item.document_id in quoted:
@@ -65,13 +76,13 @@ def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_fo
             grade = grade_item(req.engine, sub, item, _source(req, n), req.correct_at, req.ambiguous_at)
             if grade.grade != INCORRECT:
                 item.grade_reason = f"named by a quoted passage; {grade.reason}"
-        strip = _best(grade) if grade.grade != INCORRECT else None
+        strips = _best(grade, covered) if grade.grade != INCORRECT else []
         doc = item.document_id or item.id
-        if strip is not None and (doc not in found or grade.score > found[doc][0]):
-            found[doc] = (grade.score, n, strip)
+        if strips and (doc not in found or grade.score > found[doc][0]):
+            found[doc] = (grade.score, n, strips)
     best = sorted(found.values(), key=lambda f: -f[0])[:MAX_BRIDGES]
-    return [(n, s) for _, n, s in sorted(best, key=lambda f: text.find(title_name(req.item(f[1]).title or "")
-                                                                             or ""))]
+    return [(n, s) for _, n, strips in sorted(best, key=lambda f: text.find(title_name(req.item(f[1]).title or "")
+                                                                                  or "")) for s in strips]
 
 
 def _source(req: Request, n: int):
