@@ -1,4 +1,6 @@
-"""Bridge passages: a quoted strip names another document of the evidence by its title, and that document holds
+"""What carries the answer one step past the quoted strips.
+
+Bridge passages: a quoted strip names another document of the evidence by its title, and that document holds
 what the quoted strips leave open ("the film shot in or around Leland in 1986" is named in the Leland passage as
 "Maximum Overdrive"; who directed it is in the Maximum Overdrive passage). Its best strip is quoted after the
 strips that name it, and cited.
@@ -7,6 +9,10 @@ A named document is usable when its grade for the question is not ``incorrect``,
 ``correct`` or ``ambiguous`` for the question terms the quoted strips do not cover (the second hop answers the
 rest of the question, not all of it). Versions of a quoted document and forms are never bridges (``refine``
 names those). At most ``MAX_BRIDGES`` are quoted.
+
+The reason: a question that asks why ("por que uma máquina de fita infinita não pode ser construída?") is
+restated by its best strip, and the reason follows it ("Devido ao seu caráter infinito, tal máquina não pode ser
+construída"). The unit after the best strip is quoted when it holds question terms no quoted strip does.
 """
 
 from __future__ import annotations
@@ -15,7 +21,10 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from serving.answers.grading import INCORRECT, Grade, Strip, grade_item
+from models.injection import overlaps
+from serving.answers.grading import INCORRECT, Grade, Strip, grade_item, held_terms
+from serving.answers.relevance import terms
+from serving.answers.sentences import split_units
 from serving.answers.versions import family
 
 if TYPE_CHECKING:  # refine imports this module; the request type is only annotated here
@@ -25,6 +34,7 @@ MAX_BRIDGES = 2
 STRIPS_PER_BRIDGE = 2
 KEEP_SHARE = 0.75  # as ``refine``'s: a second strip of a bridge scores at least this share of its best
 MIN_NAME = 4  # characters of a title named in a strip (shorter names are too common to be recognised)
+_CAUSE = re.compile(r"(?i)\bpor ?qu[eê]\b|\bpor qual (?:motivo|raz[aã]o)|\bqual (?:[eé] )?o motivo\b|\bwhy\b")
 _QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")  # "Lilu (mythology)": the qualifier is not part of the name
 
 
@@ -87,3 +97,26 @@ def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_fo
 
 def _source(req: Request, n: int):
     return next((s for s in req.retrieved.sources if s.n == n), None)
+
+
+def with_reason(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """``picked``, and for a why-question the unit after the best quoted strip, right after it, when that unit
+    holds question terms none of the quoted strips holds (and is not flagged)."""
+    if not picked or not _CAUSE.search(req.q.text):
+        return picked
+    at = max(range(len(picked)), key=lambda i: picked[i][1].score)
+    n, best = picked[at]
+    item = req.item(n)
+    units = split_units(item.text)
+    if best.position + 1 >= len(units) or any(m == n and s.position == best.position + 1 for m, s in picked):
+        return picked
+    unit = units[best.position + 1]
+    row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
+    flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
+    covered = set().union(*(s.held for _, s in picked))
+    new = held_terms(req.q, terms(unit, req.q.language)) - covered
+    if not new or overlaps(unit, flagged):
+        return picked
+    total = sum(req.q.weights.values()) or 1.0
+    after = Strip(unit, best.position + 1, sum(req.q.weights[t] for t in new) / total, frozenset(new))
+    return [*picked[:at + 1], (n, after), *picked[at + 1:]]

@@ -141,7 +141,7 @@ def _prefixes(present: frozenset[str]) -> frozenset[str]:
     return frozenset(p[:k] for p in present for k in range(PREFIX_MIN, len(p) + 1))
 
 
-def _held(q: Question, present: frozenset[str]) -> frozenset[str]:
+def held_terms(q: Question, present: frozenset[str]) -> frozenset[str]:
     """The question's terms among ``present``; a term of 5 or more characters also matches the terms it starts
     or that start it (the stemmer reads "prestar" as prest, "prestação" as prestaca)."""
     out = {t for t in q.weights if t in present}
@@ -157,12 +157,12 @@ def features(q: Question, text: str, context: str, dense: float | None,
     """(measurements, strips that address the question, missing question words, flagged units)."""
     total = sum(q.weights.values()) or 1.0
     around = terms(context, q.language)
-    held = _held(q, terms(text, q.language) | around)
+    held = held_terms(q, terms(text, q.language) | around)
     coverage = sum(q.weights[t] for t in held) / total
     units = list(split_units(text))
     dropped = sum(1 for u in units if overlaps(u, flagged))
     scored = []
-    heading = _held(q, around)
+    heading = held_terms(q, around)
     holds = _KINDS[q.kind][1] if q.kind is not None else None
     section = holds is not None and q.kind in CONTEXT and holds.search(context) is not None
 
@@ -170,7 +170,7 @@ def features(q: Question, text: str, context: str, dense: float | None,
         return holds is not None and (section or holds.search(unit) is not None)  # section that does
 
     for i, u in enumerate(units):
-        own = _held(q, terms(u, q.language))
+        own = held_terms(q, terms(u, q.language))
         if fills(u):
             own |= q.kind_terms
         if own - set(q.codes) and not overlaps(u, flagged):  # it says something of the question itself, not

@@ -51,3 +51,28 @@ def test_a_passage_the_quoted_strips_do_not_name_is_not_quoted():
 def test_a_named_passage_that_holds_nothing_left_open_is_not_quoted():
     draft, _ = _answer(("Leland, North Carolina", LELAND), ("We're the Millers", MILLERS))
     assert draft.cited == [1] and "Aniston" not in draft.text
+
+
+def _pt(question: str, text: str):
+    item = EvidenceItem(kind="chunk", id="c1", score=1.0, text=text, n=1, document_id="d1", title="Computação")
+    rare = set(analyze("possui fita tamanho", "pt"))  # rare words weigh more (idf), as in a real corpus
+    q = Question.of(question, "pt", {t: 3.0 if t in rare else 1.0 for t in dict.fromkeys(analyze(question, "pt"))})
+    retrieved = Retrieved("basic", evidence=[item], ids={"c1": 1})
+    grades = {1: grade_item(ENGINE, q, item)}
+    return corrective(Request(ENGINE, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None).text
+
+
+TURING = ("Turing descreveu a Máquina de Turing, que possui uma fita de tamanho infinito e um cabeçote de leitura. "
+          "Devido ao seu caráter infinito, tal máquina não pode ser construída. "
+          "Turing também trabalhou em criptografia.")
+
+
+def test_a_why_question_quotes_the_reason_after_the_strip_that_restates_it():
+    text = _pt("Por que uma máquina que possui uma fita de tamanho infinito não pode ser construída?", TURING)
+    assert "Devido ao seu caráter infinito" in text and "criptografia" not in text
+    assert text.index("possui uma fita") < text.index("Devido")
+
+
+def test_a_question_that_does_not_ask_why_keeps_its_one_strip():
+    text = _pt("O que possui a máquina de Turing além de uma fita de tamanho infinito?", TURING)
+    assert "Devido" not in text
