@@ -71,6 +71,8 @@ def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_fo
     families = {family(req.item(n).title or "") for n, _ in picked}
     covered = set().union(*(s.held for _, s in picked)) if picked else set()
     rest = {t: w for t, w in req.q.weights.items() if t not in covered}
+    if req.q.kind is not None and not req.q.kind_terms & rest.keys():
+        return []  # the asked kind of fact is quoted ("2 dias"): another document's would compete with it
     found: dict[str, tuple[float, int, list[Strip]]] = {}
     for item in req.retrieved.evidence:
         n = item.n
@@ -82,7 +84,8 @@ def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_fo
             continue
         grade = req.grades[n]
         if grade.grade == INCORRECT and rest:  # graded for what the quoted strips leave open
-            sub = replace(req.q, weights=rest, codes=tuple(c for c in req.q.codes if c in rest))
+            sub = replace(req.q, weights=rest, codes=tuple(c for c in req.q.codes if c in rest),
+                          kind_terms=req.q.kind_terms & rest.keys())
             grade = grade_item(req.engine, sub, item, _source(req, n), req.correct_at, req.ambiguous_at)
             if grade.grade != INCORRECT:
                 item.grade_reason = f"named by a quoted passage; {grade.reason}"

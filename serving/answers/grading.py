@@ -172,7 +172,7 @@ def features(q: Question, text: str, context: str, dense: float | None,
     for i, u in enumerate(units):
         own = held_terms(q, terms(u, q.language))
         if fills(u):
-            own |= q.kind_terms
+            own |= q.kind_terms & q.weights.keys()
         if own - set(q.codes) and not overlaps(u, flagged):  # it says something of the question itself, not
             # only its heading or a code (a running header "Contrato CT-2024-0178 - Página 1" is not an answer)
             score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in heading - own))

@@ -76,3 +76,17 @@ def test_a_why_question_quotes_the_reason_after_the_strip_that_restates_it():
 def test_a_question_that_does_not_ask_why_keeps_its_one_strip():
     text = _pt("O que possui a máquina de Turing além de uma fita de tamanho infinito?", TURING)
     assert "Devido" not in text
+
+
+def test_a_deadline_already_quoted_is_not_joined_by_a_named_document_s_other_deadline():
+    question = "Qual é o prazo de entrega das compras urgentes do hospital aprovadas pela diretoria?"
+    first = EvidenceItem(kind="chunk", id="c1", score=1.0, n=1, document_id="d1", title="Política de Compras",
+                         text="As compras urgentes do hospital têm prazo de entrega de 2 dias, conforme o Manual "
+                              "de Fornecedores.")
+    named = EvidenceItem(kind="chunk", id="c2", score=1.0, n=2, document_id="d2", title="Manual de Fornecedores",
+                         text="O fornecedor tem prazo de 30 dias para entregar os documentos aprovados pela diretoria.")
+    q = Question.of(question, "pt", {t: 1.0 for t in dict.fromkeys(analyze(question, "pt"))})
+    retrieved = Retrieved("basic", evidence=[first, named], ids={"c1": 1, "c2": 2})
+    grades = {e.n: grade_item(ENGINE, q, e) for e in (first, named)}
+    draft = corrective(Request(ENGINE, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None)
+    assert "2 dias" in draft.text and "30 dias" not in draft.text and draft.cited == [1]
