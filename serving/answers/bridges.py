@@ -8,7 +8,10 @@ strips that name it, and cited.
 A named document is usable when its grade for the question is not ``incorrect``, or when it is graded
 ``correct`` or ``ambiguous`` for the question terms the quoted strips do not cover (the second hop answers the
 rest of the question, not all of it). Versions of a quoted document and forms are never bridges (``refine``
-names those). At most ``MAX_BRIDGES`` are quoted.
+names those). A question that names two or more documents of the evidence by title, one of them quoted ("which
+band was formed first, The Exies or Circus Diablo?"), quotes the others the same way. No bridge is quoted when
+the question asks a kind of fact (a deadline, an amount) that the quoted strips already state: another
+document's value would compete with it. At most ``MAX_BRIDGES`` are quoted.
 
 The reason: a question that asks why ("por que uma máquina de fita infinita não pode ser construída?") is
 restated by its best strip, and the reason follows it ("Devido ao seu caráter infinito, tal máquina não pode ser
@@ -73,14 +76,17 @@ def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_fo
     rest = {t: w for t, w in req.q.weights.items() if t not in covered}
     if req.q.kind is not None and not req.q.kind_terms & rest.keys():
         return []  # the asked kind of fact is quoted ("2 dias"): another document's would compete with it
+    asked = {e.document_id for e in req.retrieved.evidence
+             if e.kind == "chunk" and (name := title_name(e.title or "")) and names(req.q.text, name)}
+    compared = len(asked) >= 2 and bool(asked & quoted)  # "which band was formed first, The Exies or Circus Diablo?"
     found: dict[str, tuple[float, int, list[Strip]]] = {}
     for item in req.retrieved.evidence:
         n = item.n
         if n is None or item.kind != "chunk" or n not in req.grades or item.document_id in quoted:
             continue
         name = title_name(item.title or "")
-        if name is None or not names(text, name) or family(item.title or "") in families \
-                or is_form(req.engine, item.document_id):
+        if name is None or not (names(text, name) or compared and item.document_id in asked) \
+                or family(item.title or "") in families or is_form(req.engine, item.document_id):
             continue
         grade = req.grades[n]
         if grade.grade == INCORRECT and rest:  # graded for what the quoted strips leave open
@@ -94,8 +100,13 @@ def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_fo
         if strips and (doc not in found or grade.score > found[doc][0]):
             found[doc] = (grade.score, n, strips)
     best = sorted(found.values(), key=lambda f: -f[0])[:MAX_BRIDGES]
-    return [(n, s) for _, n, strips in sorted(best, key=lambda f: text.find(title_name(req.item(f[1]).title or "")
-                                                                                  or "")) for s in strips]
+    return [(n, s) for _, n, strips in sorted(best, key=lambda f: _at(text, req.item(f[1]).title)) for s in strips]
+
+
+def _at(text: str, title: str | None) -> int:
+    """Where the quoted text names a title (a document the question names comes after those it names)."""
+    at = text.find(title_name(title or "") or "\0")
+    return at if at >= 0 else len(text)
 
 
 def _source(req: Request, n: int):

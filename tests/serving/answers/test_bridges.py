@@ -90,3 +90,18 @@ def test_a_deadline_already_quoted_is_not_joined_by_a_named_document_s_other_dea
     grades = {e.n: grade_item(ENGINE, q, e) for e in (first, named)}
     draft = corrective(Request(ENGINE, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None)
     assert "2 dias" in draft.text and "30 dias" not in draft.text and draft.cited == [1]
+
+
+def test_a_question_naming_two_documents_quotes_each():
+    question = "Which band was formed first, The Exies or Circus Diablo?"
+    passages = [("Circus Diablo", "Circus Diablo is an American rock band, formed in early 2006 by Billy Morrison."),
+                ("The Exies", "The Exies were an American rock band from Los Angeles, formed in 1997."),
+                ("Satin Circus", "Satin Circus is a Finnish pop band founded in 2010.")]
+    evidence = [EvidenceItem(kind="chunk", id=f"c{n}", score=1.0, text=text, n=n, document_id=f"d{n}", title=title)
+                for n, (title, text) in enumerate(passages, start=1)]
+    weights = {t: 0.2 if t == "first" else 1.0 for t in dict.fromkeys(analyze(question, "en"))}  # "first" is common
+    q = Question.of(question, "en", weights)
+    grades = {e.n: grade_item(ENGINE, q, e) for e in evidence}
+    retrieved = Retrieved("basic", evidence=evidence, ids={e.id: e.n for e in evidence})
+    draft = corrective(Request(ENGINE, q, retrieved, grades, frozenset(), 0.58, 0.5), "en", None)
+    assert "2006" in draft.text and "1997" in draft.text and "Satin" not in draft.text
