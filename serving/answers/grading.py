@@ -61,7 +61,9 @@ _KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "deadline": (re.compile(r"\b(?:prazo|prazos|quanto tempo|quantos dias|quantas horas|em at[eé] quando|"
                             r"deadline|how long|how many (?:days|hours)|within how|period|periodicidade|"
                             r"frequ[eê]ncia|por quanto tempo)\b", re.I),
-                 re.compile(r"\d+(?:\s*\([^)]{1,20}\))?\s?(?:(?:business|working|calendar)\s)?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
+                 re.compile(r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|"
+                            r"dez|doze|quinze|vinte|trinta|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                            r"fifteen|twenty|thirty)\s)(?:(?:business|working|calendar)\s)?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
                             r"minutos?|min\b|segundos?|seconds?|hours?|days?|months?|years?|weeks?|minutes?)|\b(?:imediat\w*|immediately|"
                             r"anual\w*|mensal\w*|semanal\w*|di[aá]ri\w*|annual\w*|monthly|weekly|daily)\b", re.I)),
     "percent": (re.compile(r"\b(?:percentual|porcentagem|percentage|percent)\b|%", re.I),
@@ -139,7 +141,7 @@ def _prefixes(present: frozenset[str]) -> frozenset[str]:
     return frozenset(p[:k] for p in present for k in range(PREFIX_MIN, len(p) + 1))
 
 
-def _held(q: Question, present: frozenset[str]) -> frozenset[str]:
+def held_terms(q: Question, present: frozenset[str]) -> frozenset[str]:
     """The question's terms among ``present``; a term of 5 or more characters also matches the terms it starts
     or that start it (the stemmer reads "prestar" as prest, "prestação" as prestaca)."""
     out = {t for t in q.weights if t in present}
@@ -155,12 +157,12 @@ def features(q: Question, text: str, context: str, dense: float | None,
     """(measurements, strips that address the question, missing question words, flagged units)."""
     total = sum(q.weights.values()) or 1.0
     around = terms(context, q.language)
-    held = _held(q, terms(text, q.language) | around)
+    held = held_terms(q, terms(text, q.language) | around)
     coverage = sum(q.weights[t] for t in held) / total
     units = list(split_units(text))
     dropped = sum(1 for u in units if overlaps(u, flagged))
     scored = []
-    heading = _held(q, around)
+    heading = held_terms(q, around)
     holds = _KINDS[q.kind][1] if q.kind is not None else None
     section = holds is not None and q.kind in CONTEXT and holds.search(context) is not None
 
@@ -168,9 +170,9 @@ def features(q: Question, text: str, context: str, dense: float | None,
         return holds is not None and (section or holds.search(unit) is not None)  # section that does
 
     for i, u in enumerate(units):
-        own = _held(q, terms(u, q.language))
+        own = held_terms(q, terms(u, q.language))
         if fills(u):
-            own |= q.kind_terms
+            own |= q.kind_terms & q.weights.keys()
         if own - set(q.codes) and not overlaps(u, flagged):  # it says something of the question itself, not
             # only its heading or a code (a running header "Contrato CT-2024-0178 - Página 1" is not an answer)
             score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in heading - own))

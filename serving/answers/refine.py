@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from models.injection import overlaps
 from serving.answers import prompt
+from serving.answers.bridges import bridged, with_reason
 from serving.answers.compose import Draft, refusal
 from serving.answers.engine import Engine
 from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Grade, Question, Strip, grade_item
@@ -252,6 +253,9 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     picked = _strips(req, main)
     if not picked:
         return refusal(language)
+    older_docs = {req.item(n).document_id or "" for n in older}
+    picked += bridged(req, picked, older_docs, _form)  # documents the quoted strips name hold the next hop
+    picked = with_reason(req, picked)  # why: the reason after the strip that restates the question
     lines = [line for line in [prompt.describe_filters(filters, language)] if line]
 
     def label(n: int) -> str:

@@ -62,3 +62,11 @@ def test_versions_are_one_family_and_a_passage_names_the_document_it_restates():
     assert named(faq, {family(v3): ["doc_v3"], "manual do colaborador": ["doc_m"]}) == [family(v3)]
     assert asked_version("Qual era o prazo na versão 2 da política?") == 2.0
     assert asked_version("Qual é o prazo vigente?") is None
+
+
+def test_a_deadline_written_in_words_states_the_asked_deadline():
+    rules = ("A carga horária de cada trabalho publicado é de 10 horas.\n\nA carga horária de participação em órgãos "
+             "colegiados é computada pelas atas, com cada reunião contando duas horas.")
+    g = grade(_q("Quantas horas conta cada reunião de participação em órgãos colegiados?"), rules, "Atividades",
+              dense=0.5)
+    assert g.grade == CORRECT and g.strips[0].text.endswith("contando duas horas.")

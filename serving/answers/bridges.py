@@ -1,0 +1,136 @@
+"""What carries the answer one step past the quoted strips.
+
+Bridge passages: a quoted strip names another document of the evidence by its title, and that document holds
+what the quoted strips leave open ("the film shot in or around Leland in 1986" is named in the Leland passage as
+"Maximum Overdrive"; who directed it is in the Maximum Overdrive passage). Its best strip is quoted after the
+strips that name it, and cited.
+
+A named document is usable when its grade for the question is not ``incorrect``, or when it is graded
+``correct`` or ``ambiguous`` for the question terms the quoted strips do not cover (the second hop answers the
+rest of the question, not all of it). Versions of a quoted document and forms are never bridges (``refine``
+names those). A question that names two or more documents of the evidence by title, one of them quoted ("which
+band was formed first, The Exies or Circus Diablo?"), quotes the others the same way. No bridge is quoted when
+the question asks a kind of fact (a deadline, an amount) that the quoted strips already state: another
+document's value would compete with it. At most ``MAX_BRIDGES`` are quoted.
+
+The reason: a question that asks why ("por que uma máquina de fita infinita não pode ser construída?") is
+restated by its best strip, and the reason follows it ("Devido ao seu caráter infinito, tal máquina não pode ser
+construída"). The unit after the best strip is quoted when it holds question terms no quoted strip does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from models.injection import overlaps
+from serving.answers.grading import INCORRECT, Grade, Strip, grade_item, held_terms
+from serving.answers.relevance import terms
+from serving.answers.sentences import split_units
+from serving.answers.versions import family
+
+if TYPE_CHECKING:  # refine imports this module; the request type is only annotated here
+    from serving.answers.refine import Request
+
+MAX_BRIDGES = 2
+STRIPS_PER_BRIDGE = 2
+KEEP_SHARE = 0.75  # as ``refine``'s: a second strip of a bridge scores at least this share of its best
+MIN_NAME = 4  # characters of a title named in a strip (shorter names are too common to be recognised)
+_CAUSE = re.compile(r"(?i)\bpor ?qu[eê]\b|\bpor qual (?:motivo|raz[aã]o)|\bqual (?:[eé] )?o motivo\b|\bwhy\b")
+_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")  # "Lilu (mythology)": the qualifier is not part of the name
+
+
+def title_name(title: str) -> str | None:
+    """The name by which a passage mentions a document: its title without a trailing qualifier in
+    parentheses, when that starts with a capital letter or a digit (a proper name, not a common word)."""
+    name = _QUALIFIER.sub("", title).strip()
+    return name if len(name) >= MIN_NAME and (name[0].isupper() or name[0].isdigit()) else None
+
+
+def names(text: str, name: str) -> bool:
+    """Does ``text`` name ``name`` as written (case and whole words)?"""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+def _best(grade: Grade, covered: set[str]) -> list[Strip]:
+    """The best strip, and a second within ``KEEP_SHARE`` of it that covers question terms neither it nor the
+    quoted strips do ("a German musician" in one sentence, "his godfather" in the next), in document order."""
+    ranked = sorted(grade.strips, key=lambda s: (-s.score, s.values, s.position))
+    kept: list[Strip] = []
+    for s in ranked:
+        if len(kept) >= STRIPS_PER_BRIDGE or (kept and (s.score < KEEP_SHARE * kept[0].score or not s.held - covered)):
+            continue
+        kept.append(s)
+        covered = covered | s.held
+    return sorted(kept, key=lambda s: s.position)
+
+
+def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_form) -> list[tuple[int, Strip]]:
+    """The strips of the documents the ``picked`` strips name by title (none of the documents in ``skip``, no
+    form, no version of a quoted document), best grade first, in the order named."""
+    text = " ".join(s.text for _, s in picked)
+    quoted = {req.item(n).document_id for n, _ in picked} | skip
+    families = {family(req.item(n).title or "") for n, _ in picked}
+    covered = set().union(*(s.held for _, s in picked)) if picked else set()
+    rest = {t: w for t, w in req.q.weights.items() if t not in covered}
+    if req.q.kind is not None and not req.q.kind_terms & rest.keys():
+        return []  # the asked kind of fact is quoted ("2 dias"): another document's would compete with it
+    asked = {e.document_id for e in req.retrieved.evidence
+             if e.kind == "chunk" and (name := title_name(e.title or "")) and names(req.q.text, name)}
+    compared = len(asked) >= 2 and bool(asked & quoted)  # "which band was formed first, The Exies or Circus Diablo?"
+    found: dict[str, tuple[float, int, list[Strip]]] = {}
+    for item in req.retrieved.evidence:
+        n = item.n
+        if n is None or item.kind != "chunk" or n not in req.grades or item.document_id in quoted:
+            continue
+        name = title_name(item.title or "")
+        if name is None or not (names(text, name) or compared and item.document_id in asked) \
+                or family(item.title or "") in families or is_form(req.engine, item.document_id):
+            continue
+        grade = req.grades[n]
+        if grade.grade == INCORRECT and rest:  # graded for what the quoted strips leave open
+            sub = replace(req.q, weights=rest, codes=tuple(c for c in req.q.codes if c in rest),
+                          kind_terms=req.q.kind_terms & rest.keys())
+            grade = grade_item(req.engine, sub, item, _source(req, n), req.correct_at, req.ambiguous_at)
+            if grade.grade != INCORRECT:
+                item.grade_reason = f"named by a quoted passage; {grade.reason}"
+        strips = _best(grade, covered) if grade.grade != INCORRECT else []
+        doc = item.document_id or item.id
+        if strips and (doc not in found or grade.score > found[doc][0]):
+            found[doc] = (grade.score, n, strips)
+    best = sorted(found.values(), key=lambda f: -f[0])[:MAX_BRIDGES]
+    return [(n, s) for _, n, strips in sorted(best, key=lambda f: _at(text, req.item(f[1]).title)) for s in strips]
+
+
+def _at(text: str, title: str | None) -> int:
+    """Where the quoted text names a title (a document the question names comes after those it names)."""
+    at = text.find(title_name(title or "") or "\0")
+    return at if at >= 0 else len(text)
+
+
+def _source(req: Request, n: int):
+    return next((s for s in req.retrieved.sources if s.n == n), None)
+
+
+def with_reason(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """``picked``, and for a why-question the unit after the best quoted strip, right after it, when that unit
+    holds question terms none of the quoted strips holds (and is not flagged)."""
+    if not picked or not _CAUSE.search(req.q.text):
+        return picked
+    at = max(range(len(picked)), key=lambda i: picked[i][1].score)
+    n, best = picked[at]
+    item = req.item(n)
+    units = split_units(item.text)
+    if best.position + 1 >= len(units) or any(m == n and s.position == best.position + 1 for m, s in picked):
+        return picked
+    unit = units[best.position + 1]
+    row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
+    flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
+    covered = set().union(*(s.held for _, s in picked))
+    new = held_terms(req.q, terms(unit, req.q.language)) - covered
+    if not new or overlaps(unit, flagged):
+        return picked
+    total = sum(req.q.weights.values()) or 1.0
+    after = Strip(unit, best.position + 1, sum(req.q.weights[t] for t in new) / total, frozenset(new))
+    return [*picked[:at + 1], (n, after), *picked[at + 1:]]
