@@ -217,15 +217,15 @@ def subjects(question: str, language: str) -> list[tuple[str, ...]]:
     return out
 
 
-def restrict_subjects(view: View, question: str, language: str) -> View:
+def restrict_subjects(view: View, question: str, language: str) -> tuple[View, set[str]]:
     """The view narrowed to the documents that name one of the question's subjects (all of its terms in one
     sentence or title line of a readable chunk), unless none does: "os documentos de controle de infecção e de
     saúde do colaborador" keeps the hand-hygiene procedure (audited by the "Comissão de Controle de Infecção") and
     the staff vaccination notice ("Serviço de Saúde Ocupacional ... colaboradores"), not the sepsis protocol (an
-    infection, and a "Controle do documento" table)."""
+    infection, and a "Controle do documento" table). Also the subjects' terms, which then say where to look."""
     named = subjects(question, language)
     if not named:
-        return view
+        return view, set()
     index = view.store.index
     sparse = index.sparse
     kept: set[str] = set()
@@ -244,9 +244,9 @@ def restrict_subjects(view: View, question: str, language: str) -> View:
             if any(set(terms) <= set(analyze(s, own)) for s in sentences):
                 kept.add(index.document_ids[row])
     if not kept:
-        return view
+        return view, set()
     mask = view.mask & np.isin(np.asarray(index.document_ids, dtype=object), list(kept))
-    return View.of(view.store, view.groups, mask, view.readable, view.chunk_similarity)
+    return View.of(view.store, view.groups, mask, view.readable, view.chunk_similarity), {t for n in named for t in n}
 
 
 def build_themes(view: View, question: str, level: int, doc_types: tuple[str, ...] = (),
@@ -255,12 +255,14 @@ def build_themes(view: View, question: str, level: int, doc_types: tuple[str, ..
     whether a sentence states one, and a sentence matched only through translations must."""
     started = time.perf_counter()
     language = detect_language(question)
-    view = restrict_subjects(restrict(view, doc_types), question, language)
+    view, where = restrict_subjects(restrict(view, doc_types), question, language)
     index = view.store.index
     weights = _weights(view, question, language)
+    weights = {t: w for t, w in weights.items() if t not in where} or weights
     total = sum(weights.values()) or 1.0
     scores = chunk_scores(view, question)
-    content = _weights(view, _SCOPE.sub(" ", question), language) or weights  # what, not where
+    content = {t: w for t, w in _weights(view, _SCOPE.sub(" ", question), language).items() if t not in where
+               } or weights  # what, not where
     themes, used = [], set()  # units quoted, and documents quoted through translations
     for community, score, rows in rank_communities(view, level, scores):
         quotes = _best_quotes(view, rows, scores, weights, total, language, used, content, answers)
