@@ -1,13 +1,17 @@
 """Global search built at query time (the LazyGraphRAG idea): communities are an index-time structure, every
 summary is deferred to the question and built from the chunks the caller may read.
 
+0. a question that names its documents' subject ("os documentos de controle de infecção e de saúde do
+   colaborador") keeps to the documents with a sentence or title line stating all of a subject's terms, and
+   those terms leave the coverage below (they say where to look);
 1. rank the communities of a level by relevance to the question: the BM25 and dense scores of their members'
    readable evidence chunks (mean of each community's best ``PER_COMMUNITY``), each scaled to its best
    community, summed; the BM25 part is the better of the question's and its glossary translation's
    (``bilingual``), so a document in the other language (an English playbook, a Portuguese policy) competes;
 2. within the best ``TOP_COMMUNITIES``, take their best chunks and the best chunk of each of their best
    documents (one long document must not crowd out the others);
-3. keep the sentences (units) that address the question: IDF-weighted coverage of its terms, a unit in the
+3. keep the sentences (units) that address the question: IDF-weighted coverage of its terms (a Portuguese
+   term also through a specific enough member of its word family: "respondidas" for "resposta"), a unit in the
    other language through the terms' translations (stricter: ``CROSS_COVERAGE`` of the content terms, the
    value asked for stated, its document quoted once); never a sentence that addresses an assistant;
 4. a theme per community: its most connected visible member names, and quotes from as many distinct documents
