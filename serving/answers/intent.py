@@ -25,8 +25,9 @@ _DUE_WORD = re.compile(r"\b(vencem|vence|vencer|vencimento|revis\w*|due|expir\w*
 _APPROVER = re.compile(r"\b(aprov\w*|approv\w*)\b")
 _RESPONSIBLE = re.compile(r"\b(elabor\w*|respons\w*|prepar\w*|owner\w*|autor\w*|author\w*|dono)\b")
 _DEPARTMENT = re.compile(r"\b(departamento|setor|area|department|team)\b")
-_CORPUS_WIDE = re.compile(r"se repete|repetem|recorrente|em comum|\b[nd]?os documentos d[ao]\b|em todos os|em todas as|"
-                          r"across|recur|in common|throughout|organisation's documents|organization's documents")
+_CORPUS_WIDE = re.compile(r"se repete|repetem|recorrente|em comum|\b[nd]?os documentos d[aoe]\b|em todos os|"
+                          r"em todas as|across|recur|in common|throughout|organisation's documents|"
+                          r"organization's documents")
 _CODE = re.compile(r"\b[a-z]{2,5}(?:-[a-z]{2,4})?-\d{2,4}(?:-\d{2,4})?\b")
 _HONORIFIC = re.compile(r"^(?:dr|dra|enf|farm|nutr|prof|sr|sra)\.?\s+")
 # English and common names of the sample taxonomy's document types (folded, singular).

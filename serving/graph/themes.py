@@ -1,13 +1,17 @@
 """Global search built at query time (the LazyGraphRAG idea): communities are an index-time structure, every
 summary is deferred to the question and built from the chunks the caller may read.
 
+0. a question that names its documents' subject ("os documentos de controle de infecção e de saúde do
+   colaborador") keeps to the documents with a sentence or title line stating all of a subject's terms, and
+   those terms leave the coverage below (they say where to look);
 1. rank the communities of a level by relevance to the question: the BM25 and dense scores of their members'
    readable evidence chunks (mean of each community's best ``PER_COMMUNITY``), each scaled to its best
    community, summed; the BM25 part is the better of the question's and its glossary translation's
    (``bilingual``), so a document in the other language (an English playbook, a Portuguese policy) competes;
 2. within the best ``TOP_COMMUNITIES``, take their best chunks and the best chunk of each of their best
    documents (one long document must not crowd out the others);
-3. keep the sentences (units) that address the question: IDF-weighted coverage of its terms, a unit in the
+3. keep the sentences (units) that address the question: IDF-weighted coverage of its terms (a Portuguese
+   term also through a specific enough member of its word family: "respondidas" for "resposta"), a unit in the
    other language through the terms' translations (stricter: ``CROSS_COVERAGE`` of the content terms, the
    value asked for stated, its document quoted once); never a sentence that addresses an assistant;
 4. a theme per community: its most connected visible member names, and quotes from as many distinct documents
@@ -22,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -54,6 +59,12 @@ _SCOPE = re.compile(rf"(?:\b{_THERE}\s+)?\b(?:(?:n|d)?[oa]s\s+)?documentos\s+d[a
                     rf"(?:organiza[çc][ãa]o|empresa|hospital|institui[çc][ãa]o)(?:\s+{_THERE}\b)?|"
                     rf"(?:\b{_THERE}\s+)?\b(?:across\s+|in\s+)?the\s+(?:organi[sz]ation|company|hospital)'?s?\s+"
                     rf"documents|\b(?:os\s+)?documentos\s+(?:definem|aparecem)", re.IGNORECASE)
+# the subject a question names for the documents it asks about: "os documentos de controle de infecção e de saúde
+# do colaborador definem", "the documents on supplier onboarding" (not the whole collection: "da organização")
+_SUBJECT = re.compile(r"\bdocumentos\s+(?:de|do|da|dos|das|sobre)\s+(?!(?:organizacao|empresa|hospital|instituicao)\b)"
+                      rf"(.+?)(?=\s+{_THERE}\b|[?.,;:]|$)|\bdocuments\s+(?:on|about)\s+(?!the\s)(.+?)"
+                      rf"(?=\s+{_THERE}\b|[?.,;:]|$)")
+_AND = re.compile(r"\s+(?:e|ou|and|or)\s+")
 _BOUNDARY = re.compile(r"(?<=[.!?;])\s+(?=[A-ZÀ-Ý0-9\"“(])")
 
 
@@ -166,14 +177,16 @@ def rank_communities(view: View, level: int, scores: np.ndarray) -> list[tuple[s
 
 
 def _weights(view: View, question: str, language: str) -> dict[str, float]:
+    return {term: _idf(view, term) for term in dict.fromkeys(analyze(question, language))}
+
+
+def _idf(view: View, term: str, df: int | None = None) -> float:
     sparse = view.store.index.sparse
     n = max(sparse.matrix.shape[0], 1)
-    out = {}
-    for term in dict.fromkeys(analyze(question, language)):
+    if df is None:
         column = sparse.vocabulary.get(term)
         df = 0 if column is None else int(sparse.matrix.indptr[column + 1] - sparse.matrix.indptr[column])
-        out[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
-    return out
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 def _title(view: View, community: str, limit: int = 3) -> str:
@@ -195,18 +208,65 @@ def restrict(view: View, doc_types: tuple[str, ...]) -> View:
     return View.of(view.store, view.groups, mask, view.readable, view.chunk_similarity)
 
 
+def subjects(question: str, language: str) -> list[tuple[str, ...]]:
+    """The subjects a question names for its documents, each as its index terms: "os documentos de controle de
+    infecção e de saúde do colaborador" -> [("control", "infecca"), ("saud", "colabor")]."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", question.lower()) if not unicodedata.combining(c))
+    out = []
+    for match in _SUBJECT.finditer(folded):
+        for part in _AND.split(match.group(1) or match.group(2)):
+            terms = tuple(dict.fromkeys(analyze(part, language)))
+            if terms and terms not in out:
+                out.append(terms)
+    return out
+
+
+def restrict_subjects(view: View, question: str, language: str) -> tuple[View, set[str]]:
+    """The view narrowed to the documents that name one of the question's subjects (all of its terms in one
+    sentence or title line of a readable chunk), unless none does: "os documentos de controle de infecção e de
+    saúde do colaborador" keeps the hand-hygiene procedure (audited by the "Comissão de Controle de Infecção") and
+    the staff vaccination notice ("Serviço de Saúde Ocupacional ... colaboradores"), not the sepsis protocol (an
+    infection, and a "Controle do documento" table). Also the subjects' terms, which then say where to look."""
+    named = subjects(question, language)
+    if not named:
+        return view, set()
+    index = view.store.index
+    sparse = index.sparse
+    kept: set[str] = set()
+    for terms in named:
+        rows = np.flatnonzero(view.mask)
+        for term in terms:
+            column = sparse.vocabulary.get(term)
+            having = [] if column is None else sparse.matrix.indices[sparse.matrix.indptr[column]:
+                                                                     sparse.matrix.indptr[column + 1]]
+            rows = np.intersect1d(rows, having)
+        for row in rows.tolist():
+            if index.document_ids[row] in kept:
+                continue
+            own = detect_language(index.texts[row])
+            sentences = (s for line in index.texts[row].splitlines() for s in _BOUNDARY.split(line))
+            if any(set(terms) <= set(analyze(s, own)) for s in sentences):
+                kept.add(index.document_ids[row])
+    if not kept:
+        return view, set()
+    mask = view.mask & np.isin(np.asarray(index.document_ids, dtype=object), list(kept))
+    return View.of(view.store, view.groups, mask, view.readable, view.chunk_similarity), {t for n in named for t in n}
+
+
 def build_themes(view: View, question: str, level: int, doc_types: tuple[str, ...] = (),
                  answers: Callable[[str], bool] | None = None) -> tuple[list[Theme], dict[str, float]]:
     """The themes; ``answers`` (when the question asks for a kind of value: a deadline, an amount) says
     whether a sentence states one, and a sentence matched only through translations must."""
     started = time.perf_counter()
-    view = restrict(view, doc_types)
-    index = view.store.index
     language = detect_language(question)
+    view, where = restrict_subjects(restrict(view, doc_types), question, language)
+    index = view.store.index
     weights = _weights(view, question, language)
+    weights = {t: w for t, w in weights.items() if t not in where} or weights
     total = sum(weights.values()) or 1.0
     scores = chunk_scores(view, question)
-    content = _weights(view, _SCOPE.sub(" ", question), language) or weights  # what, not where
+    content = {t: w for t, w in _weights(view, _SCOPE.sub(" ", question), language).items() if t not in where
+               } or weights  # what, not where
     themes, used = [], set()  # units quoted, and documents quoted through translations
     for community, score, rows in rank_communities(view, level, scores):
         quotes = _best_quotes(view, rows, scores, weights, total, language, used, content, answers)
@@ -229,6 +289,35 @@ def build_themes(view: View, question: str, level: int, doc_types: tuple[str, ..
     return themes, timings
 
 
+FAMILY = 5  # Portuguese stems sharing this many first letters, all but their last two, are one word family
+FAMILY_IDF = 0.75  # ... counted where the unit's member has at least this share of the question term's IDF
+FAMILY_SHARE = 0.75  # ... as this share of the term's weight
+
+
+def _family(term: str, found: set[str]) -> list[str]:
+    """The unit's stems of ``term``'s (Portuguese) word family, whose stemmer keeps a verb and its noun apart
+    ("resposta" -> "respost", "respondidas" -> "respond")."""
+    if len(term) < FAMILY:
+        return []
+    return [f for f in found if len(f) >= FAMILY and _shared(term, f) >= max(FAMILY, min(len(term), len(f)) - 2)]
+
+
+def _family_weight(view: View, content: dict[str, float], found: set[str], rare: float) -> float:
+    """The weight of the content terms a unit states only through their word family, by a member nearly as
+    specific as the term ("respondidas" for "resposta", not the ubiquitous "responsável"; ``rare``: the IDF of
+    a term one chunk uses, for a term none uses), less than the word itself ("Enfermeiro(a)" before "Técnico de
+    Enfermagem")."""
+    return FAMILY_SHARE * sum(w for t, w in content.items() if t not in found and any(
+        _idf(view, f) >= FAMILY_IDF * min(w, rare) for f in _family(t, found)))
+
+
+def _shared(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
 def _coverage(weights: dict[str, float], alternatives: dict[str, frozenset[str]], found: set[str]) -> float:
     return sum(weights[t] for t, alts in alternatives.items() if t in weights and alts & found) / (
         sum(weights.values()) or 1.0)
@@ -242,6 +331,7 @@ def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict
     (``bilingual.bridge``); a unit that addresses an assistant (``models.injection``) is never quoted."""
     index = view.store.index
     best_per_doc: dict[str, Quote] = {}
+    rare = _idf(view, "", df=1)  # a term no chunk uses is compared as one that a single chunk uses
     translated = bilingual.bridge({*weights, *content}, language)  # for units in the other language only: a
     # translation may be a word of the question's own language ("resposta" -> "respons", "responsável")
     for row in rows:
@@ -250,7 +340,8 @@ def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict
         for unit in units(index.texts[row]):
             found = set(analyze(unit, own))
             if own == language:
-                coverage = sum(weights[t] for t in found & weights.keys()) / total
+                coverage = (sum(weights[t] for t in found & weights.keys())
+                            + (_family_weight(view, content, found, rare) if own == "pt" else 0.0)) / total
                 if coverage < MIN_COVERAGE:
                     continue
             else:

@@ -13,6 +13,7 @@ from lakehouse.storage import write_json, write_table
 from serving.answers.modes.global_search import states_asked_value
 from serving.graph import GraphSearcher, GraphStore
 from serving.graph.bilingual import bridge, translate
+from serving.graph.themes import subjects
 
 DOCS = {
     "Politicas/Terceiros.md": "# Política de Segurança da Informação para Terceiros\n\nO prazo para o terceiro "
@@ -120,3 +121,66 @@ def test_a_long_document_does_not_crowd_out_the_next_one(tmp_path_factory):
     searcher = GraphSearcher(GraphStore.load(tables, retriever.index), retriever)
     quoted = _quoted(searcher, "Quais requisitos de segurança dos fornecedores?")
     assert {"Manuais/Fornecedores.md", "Diversos/Checklist.md"} <= set(quoted)
+
+
+SUBJECTS = {
+    "POPs/Maos.md": "# POP Higienização das Mãos\n\nA auditoria da técnica cabe à Comissão de Controle de Infecção "
+    "Hospitalar. A meta de adesão à higienização das mãos é de 85% das oportunidades observadas.\n\n"
+    "Responsável: Qualidade.\n",
+    "Diversos/Vacina.md": "# Campanha de Vacinação\n\nO Serviço de Saúde Ocupacional convida os colaboradores "
+    "para a campanha. A meta de adesão à campanha é vacinar 90% dos colaboradores da assistência.\n\n"
+    "Responsável: Qualidade.\n",
+    "Protocolos/Sepse.md": "# Protocolo de Sepse\n\nO protocolo é aberto na suspeita de infecção com disfunção "
+    "orgânica. A meta de adesão ao pacote da primeira hora é de 80%.\n\nControle do documento: versão 3.\n\n"
+    "Responsável: Qualidade.\n",
+    "Politicas/Privacidade.md": "# Política de Privacidade\n\nAs solicitações dos titulares são respondidas em "
+    "até 15 dias contados do requerimento.\n",
+    "Manuais/Incidentes.md": "# Manual de Incidentes\n\nO incidente com risco aos titulares é comunicado à ANPD "
+    "no prazo de 3 dias úteis.\n\nResponsável: Qualidade.\n",
+    # "responsável" is in most documents (their control block): a word of the family of "resposta", no answer
+    "POPs/Documentos.md": "# Controle de Documentos\n\nO responsável registra o título, a versão e a data de "
+    "cada documento. O responsável revisa o documento a cada 2 anos. O responsável pela área aprova.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def subjects_searcher(tmp_path_factory):
+    from lakehouse.settings import Settings
+    from serving.search.service import build_retriever
+    from transforms.pipeline import run_index
+
+    root = tmp_path_factory.mktemp("subjects")
+    for relpath, text in SUBJECTS.items():
+        (root / "source" / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / "source" / relpath).write_text(text, encoding="utf-8")
+    settings = Settings(home=root / "home", source=root / "source", embedding_model="wordllama")
+    run_index(settings)
+    retriever = build_retriever(settings)
+    tables = LakePaths(settings.home).tables
+    _write_one_community(tables, list(retriever.index.chunk_ids))
+    return GraphSearcher(GraphStore.load(tables, retriever.index), retriever)
+
+
+def test_a_question_that_names_its_documents_subject_quotes_only_those(subjects_searcher):
+    quoted = _quoted(subjects_searcher, "Quais metas de adesão os documentos de controle de infecção e de saúde "
+                                        "do colaborador definem?")
+    assert "85%" in quoted["POPs/Maos.md"]
+    assert "90%" in quoted["Diversos/Vacina.md"]
+    # an infection and a "Controle do documento" line, but no sentence about infection control
+    assert "Protocolos/Sepse.md" not in quoted
+    unnamed = _quoted(subjects_searcher, "Quais metas de adesão aparecem nos documentos da organização?")
+    assert "80%" in unnamed["Protocolos/Sepse.md"]  # the whole collection: the protocol's target is one
+
+
+def test_a_word_of_the_same_family_answers_the_question(subjects_searcher):
+    quoted = _quoted(subjects_searcher, "Quais prazos de comunicação de incidentes à ANPD e de resposta a "
+                                        "titulares os documentos da organização definem?")
+    assert "15 dias" in quoted["Politicas/Privacidade.md"]  # "respondidas" for "resposta"
+    assert "3 dias úteis" in quoted["Manuais/Incidentes.md"]
+    assert "POPs/Documentos.md" not in quoted  # "responsável" (and "título") is no answer
+
+
+def test_the_subjects_a_question_names():
+    assert subjects("Quais metas de adesão os documentos de controle de infecção e de saúde do colaborador "
+                    "definem?", "pt") == [("control", "infecca"), ("saud", "colabor")]
+    assert subjects("Quais prazos aparecem nos documentos da organização?", "pt") == []  # the whole collection
