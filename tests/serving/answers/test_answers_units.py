@@ -94,6 +94,10 @@ def test_auto_route():
     assert route("O CT-2024-0187 cumpre a POL-SI-004?", False, *names)[0] == "agentic"  # needs no graph
     assert route("Qual o prazo de prestação de contas?", True, *names)[0] == "basic"
     assert route("Quais documentos vencem nos próximos 30 dias?", False, *names)[0] == "catalog"
+    # the documents of a subject, asked across the collection: global (with a graph), else basic
+    subject = "Quais metas de adesão os documentos de controle de infecção e de saúde do colaborador definem?"
+    assert route(subject, True, *names)[0] == "global"
+    assert route(subject, False, *names)[0] == "basic"
 
 
 def test_access_from_a_yaml_file_and_json(tmp_path):
