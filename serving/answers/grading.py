@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -165,10 +166,19 @@ def held_terms(q: Question, present: frozenset[str]) -> frozenset[str]:
     or that start it (the stemmer reads "prestar" as prest, "prestação" as prestaca)."""
     out = {t for t in q.weights if t in present}
     missing = [t for t in q.weights if t not in out and len(t) >= PREFIX_MIN]
-    if missing:
+    short = [t for t in q.weights if t not in out and len(t) < PREFIX_MIN]
+    if missing or short:
         starts = _prefixes(present)
         out.update(t for t in missing if t in starts or any(t[:k] in present for k in range(PREFIX_MIN, len(t))))
+        # a short stem of a plural ("fiscais" -> fisc) matches its singular ("fiscal") by the question's word
+        out.update(t for t in short if (word := _folded(q.surface.get(t, t)))[:PREFIX_MIN] in starts
+                   and word.startswith(t))
     return frozenset(out)
+
+
+@lru_cache(maxsize=5_000)
+def _folded(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
 
 
 def features(q: Question, text: str, context: str, dense: float | None,

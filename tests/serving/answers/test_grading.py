@@ -84,3 +84,9 @@ def test_a_bound_or_a_measure_the_question_asks_is_covered_by_the_number_that_st
     ceiling = grade(_q("Qual a periodicidade máxima de revisão dos documentos?"),
                     "6.1 Todo documento deve ser revisado em até 2 (dois) anos.", "Gestão de documentos", dense=0.6)
     assert "máxima" not in ceiling.missing
+
+
+def test_a_short_plural_stem_of_the_question_is_held_by_its_singular():
+    q = _q("Em quanto tempo o hospital paga as notas fiscais dos fornecedores?")
+    g = grade(q, "O prazo padrão é de 30 dias após o recebimento da nota fiscal correta.", "FAQ", dense=0.6)
+    assert "fiscais" not in g.missing and "paga" in g.missing
