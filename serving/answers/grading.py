@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -73,6 +74,21 @@ _KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
                          r"four|five|six|seven|eight|nine|ten)\b", re.I)),
     **SLOTS,  # who supplies or manages a document, how long it is in force, what it is about
 }
+_NUMBER = r"(?:\(?\d|(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|doze|quinze|vinte|trinta|one|two|" \
+    r"three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty)\b)"
+# a word of the question that a strip covers without writing it: "minimum" by "at least 12", "máximo" by "até 2
+# anos", "length" by "12 characters" (the question's word for a bound or a measure, the strip's number stating it)
+COVERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
+    (re.compile(r"\b(?:minimum|m[ií]nim[oa]s?)\b", re.I),
+     re.compile(r"\b(?:at least|pelo menos|no m[ií]nimo|(?:minimum|m[ií]nim[oa]) (?:of|de)|not less than|"
+                r"n[aã]o menos (?:de|que))\s+" + _NUMBER, re.I)),
+    (re.compile(r"\b(?:maximum|m[aá]xim[oa]s?)\b", re.I),
+     re.compile(r"\b(?:at most|up to|no m[aá]ximo|(?:maximum|m[aá]xim[oa]) (?:of|de)|no more than|not more than|"
+                r"n[aã]o mais (?:de|que)|at[eé])\s+" + _NUMBER, re.I)),
+    (re.compile(r"\b(?:length|size|comprimento|tamanho)\b", re.I),
+     re.compile(r"\d\s*(?:\([^)]{1,20}\)\s*)?(?:characters?|caracteres?|d[ií]gitos?|digits?|letters|letras|words|palavras|"
+                r"p[aá]ginas?|pages?|linhas|lines|cm|mm|km|metros?|meters?|kb|mb|gb)\b", re.I)),
+)
 
 
 @dataclass(frozen=True)
@@ -112,6 +128,7 @@ class Question:
     kind_terms: frozenset[str] = frozenset()  # terms of the words asking for it ("prazo"): a fact of it covers them
     parts: bool = False  # it asks more than one thing ("qual empresa ... e qual o valor")
     absent: tuple[str, ...] = ()  # question words no chunk of the corpus holds (set by the caller)
+    covers: tuple[tuple[frozenset[str], re.Pattern], ...] = ()  # terms a strip stating the pattern covers (``COVERS``)
 
     @classmethod
     def of(cls, text: str, language: str, weights: dict[str, float], vector: np.ndarray | None = None) -> Question:
@@ -126,8 +143,11 @@ class Question:
             next((name for name, (asks, _) in _KINDS.items() if asks.search(text)), None)
         asking = frozenset(t for m in _KINDS[kind][0].finditer(text) for t in analyze(m.group(0), language)) \
             if kind else frozenset()
+        covers = tuple((said, states) for asks, states in COVERS
+                       if (said := frozenset(t for m in asks.finditer(text) for t in analyze(m.group(0), language)
+                                             if t in weights)))
         return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), kind, vector,
-                   asking, len(_ASKS.findall(text)) > 1)
+                   asking, len(_ASKS.findall(text)) > 1, covers=covers)
 
 
 def _logistic(features: dict[str, float]) -> float:
@@ -146,10 +166,19 @@ def held_terms(q: Question, present: frozenset[str]) -> frozenset[str]:
     or that start it (the stemmer reads "prestar" as prest, "prestação" as prestaca)."""
     out = {t for t in q.weights if t in present}
     missing = [t for t in q.weights if t not in out and len(t) >= PREFIX_MIN]
-    if missing:
+    short = [t for t in q.weights if t not in out and len(t) < PREFIX_MIN]
+    if missing or short:
         starts = _prefixes(present)
         out.update(t for t in missing if t in starts or any(t[:k] in present for k in range(PREFIX_MIN, len(t))))
+        # a short stem of a plural ("fiscais" -> fisc) matches its singular ("fiscal") by the question's word
+        out.update(t for t in short if (word := _folded(q.surface.get(t, t)))[:PREFIX_MIN] in starts
+                   and word.startswith(t))
     return frozenset(out)
+
+
+@lru_cache(maxsize=5_000)
+def _folded(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
 
 
 def features(q: Question, text: str, context: str, dense: float | None,
@@ -173,6 +202,10 @@ def features(q: Question, text: str, context: str, dense: float | None,
         own = held_terms(q, terms(u, q.language))
         if fills(u):
             own |= q.kind_terms & q.weights.keys()
+        for said, states in q.covers:
+            if states.search(u) and not overlaps(u, flagged):
+                own |= said
+                held |= said
         if own - set(q.codes) and not overlaps(u, flagged):  # it says something of the question itself, not
             # only its heading or a code (a running header "Contrato CT-2024-0178 - Página 1" is not an answer)
             score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in heading - own))

@@ -21,9 +21,10 @@ from serving.answers import prompt
 from serving.answers.bridges import bridged, with_reason
 from serving.answers.compose import Draft, refusal
 from serving.answers.engine import Engine
-from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Grade, Question, Strip, grade_item
+from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Grade, Question, Strip, grade_item, held_terms
 from serving.answers.modes import Retrieved
 from serving.answers.modes.base import add_chunk
+from serving.answers.relevance import terms
 from serving.answers.sentences import split_units
 from serving.answers.types import EvidenceItem, Filters
 from serving.answers.versions import archived, asked_version, family, named, number
@@ -35,6 +36,7 @@ MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
 SAME_SHARE = 0.9  # a question asking no kind of fact also keeps strips this close that cover no new term
 _DIGIT = re.compile(r"\d")  # (and state no number)
+_CLAUSE = re.compile(r"\d+(?:\.\d+)+\s")  # a numbered clause ("3.2 ")
 # not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
 _ASKING = re.compile(r"(?i)qual|quais|quant[oa]s?|quando|quem|onde|como|what|which|who|whom|how|when|where|many|much")
 _VERB = re.compile(r"(?i)(?<!g)(?:ou|ar|er|ir|am|em|ndo)$")
@@ -186,7 +188,43 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
         if len({m for m, _ in kept} | {n}) <= MAX_SOURCES:
             kept.append((n, s))
             covered |= s.held
+    kept = _one_value(req, kept)
+    kept += [(n, s) for n, first in kept for s in _clause(req, n, first) if (n, s) not in kept]
     return sorted(kept, key=lambda p: (sources.index(p[0]), p[1].position))
+
+
+def _one_value(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """Of strips of different documents that each state a value of the one kind of fact asked (two deadlines),
+    the one whose terms weigh more of the question (its passage's heading included): "em quanto tempo o hospital
+    paga as notas fiscais dos fornecedores?" is the suppliers' 30 days, not the travel expenses' 10 days that
+    also name "nota fiscal"."""
+    q = req.q
+    valued = [(n, s) for n, s in kept if s.values]
+    if len(valued) < 2 or q.kind is None or q.parts or len({req.item(n).document_id for n, _ in valued}) < 2:
+        return kept
+    weight = {p: sum(q.weights.get(t, 0.0) for t in p[1].held) for p in valued}
+    top = max(valued, key=lambda p: weight[p])
+    doc = req.item(top[0]).document_id
+    return [p for p in kept if not p[1].values or req.item(p[0]).document_id == doc]
+
+
+def _clause(req: Request, n: int, strip: Strip) -> list[Strip]:
+    """The other strips of the numbered clause a strip opens ("3.2 Passwords must have at least 12 characters...
+    Passwords expire every 180 days..."): the clause is the rule, each of its sentences that addresses the
+    question is quoted with it."""
+    if not _CLAUSE.match(strip.text):
+        return []
+    item = req.item(n)
+    paragraph = next((p for p in item.text.split("\n") if strip.text in p), "")
+    row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
+    flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
+    out = []
+    for i, u in enumerate(split_units(item.text)[strip.position + 1:], strip.position + 1):
+        if u not in paragraph or _CLAUSE.match(u) or overlaps(u, flagged):
+            break  # the clause ends with its paragraph or at the next number
+        if held := held_terms(req.q, terms(u, req.q.language)):
+            out.append(Strip(u, i, 0.0, held))
+    return out
 
 
 def _introduced(req: Request, n: int, strip: Strip) -> str:

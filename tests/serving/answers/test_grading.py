@@ -70,3 +70,23 @@ def test_a_deadline_written_in_words_states_the_asked_deadline():
     g = grade(_q("Quantas horas conta cada reunião de participação em órgãos colegiados?"), rules, "Atividades",
               dense=0.5)
     assert g.grade == CORRECT and g.strips[0].text.endswith("contando duas horas.")
+
+
+def test_a_bound_or_a_measure_the_question_asks_is_covered_by_the_number_that_states_it():
+    text = ("3.1 Each user receives a personal account.\n\n3.2 Passwords must have at least 12 characters and "
+            "combine letters, numbers and symbols.")
+    q = Question.of("What is the minimum password length?", "en",
+                    {t: 1.0 for t in analyze("What is the minimum password length?", "en")})
+    g = grade(q, text, "IT Acceptable Use Policy — 3. Accounts and passwords", dense=0.6)
+    assert g.strips[0].text.startswith("3.2") and "minimum" not in g.missing and "length" not in g.missing
+    unbounded = grade(q, "3.2 Passwords must combine letters, numbers and symbols.", "IT Policy", dense=0.6)
+    assert "minimum" in unbounded.missing and "length" in unbounded.missing
+    ceiling = grade(_q("Qual a periodicidade máxima de revisão dos documentos?"),
+                    "6.1 Todo documento deve ser revisado em até 2 (dois) anos.", "Gestão de documentos", dense=0.6)
+    assert "máxima" not in ceiling.missing
+
+
+def test_a_short_plural_stem_of_the_question_is_held_by_its_singular():
+    q = _q("Em quanto tempo o hospital paga as notas fiscais dos fornecedores?")
+    g = grade(q, "O prazo padrão é de 30 dias após o recebimento da nota fiscal correta.", "FAQ", dense=0.6)
+    assert "fiscais" not in g.missing and "paga" in g.missing

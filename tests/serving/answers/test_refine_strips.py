@@ -25,3 +25,34 @@ def test_a_close_second_is_left_out_when_it_would_state_a_competing_value():
     numbered = _req(None, "O requerimento deve ser anexado em até 5 dias.")
     asked = _req("deadline", "A acadêmica deverá entregar o requerimento anexando o laudo médico.")
     assert len(_strips(numbered, [1])) == 1 and len(_strips(asked, [1])) == 1
+
+
+def _doc_req(kind, items: dict[int, tuple[str, str]], strips: dict[int, list[Strip]], weights: dict[str, float]):
+    """A request over items {n: (document id, text)} whose grades hold ``strips``."""
+    evidence = {n: SimpleNamespace(n=n, id=f"c{n}", kind="report", document_id=d, text=t)
+                for n, (d, t) in items.items()}
+    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, weights=weights, language="en"),
+                           grades={n: SimpleNamespace(strips=s) for n, s in strips.items()},
+                           item=lambda n: evidence[n], engine=SimpleNamespace(rows={}, injection=None))
+
+
+def test_of_two_documents_stating_the_asked_deadline_the_one_covering_more_of_the_question_is_quoted():
+    weights = {"quant": 2.0, "temp": 2.0, "hospital": 1.0, "not": 3.0, "fisc": 4.0, "fornecedor": 2.5}
+    travel = Strip("A prestação de contas deve ser apresentada em até 10 dias úteis (nota fiscal).", 0, 0.7,
+                   frozenset({"quant", "temp", "hospital", "not", "fisc"}), 1)
+    suppliers = Strip("O prazo padrão é de 30 dias após o recebimento da nota fiscal.", 0, 0.6,
+                      frozenset({"quant", "temp", "not", "fisc", "fornecedor"}), 1)
+    req = _doc_req("deadline", {1: ("travel", travel.text), 2: ("faq", suppliers.text)},
+                   {1: [travel], 2: [suppliers]}, weights)
+    assert [s.text for _, s in _strips(req, [1, 2])] == [suppliers.text]
+    one_document = _doc_req("deadline", {1: ("faq", travel.text), 2: ("faq", suppliers.text)},
+                            {1: [travel], 2: [suppliers]}, weights)
+    assert len(_strips(one_document, [1, 2])) == 2  # one document's two rules are not competing answers
+
+
+def test_a_numbered_clause_is_quoted_whole_when_its_other_sentences_address_the_question():
+    text = ("3.1 Each user receives a personal account.\n\n3.2 Passwords must have at least 12 characters. "
+            "Passwords expire every 180 days. Training is yearly.\n\n3.3 MFA is mandatory.")
+    first = Strip("3.2 Passwords must have at least 12 characters.", 1, 1.0, frozenset({"password"}))
+    req = _doc_req(None, {1: ("policy", text)}, {1: [first]}, {"password": 1.0, "minimum": 1.0})
+    assert [s.text for _, s in _strips(req, [1])] == [first.text, "Passwords expire every 180 days."]
