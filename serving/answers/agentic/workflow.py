@@ -18,6 +18,8 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from serving.answers.agentic import hops, references
 from serving.answers.agentic.references import Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
@@ -113,7 +115,10 @@ class Workflow:
         mask[list(doc.rows)] = True
         for row in self.out.read:
             mask[row] = False
-        return self._read_rows(self.box.rank(query, mask, limit), depth)
+        rows = self.box.rank(query, mask, limit)
+        if not rows and mask.any():  # no word or meaning of the query in it (a one-chunk document): its start
+            rows = [int(r) for r in np.flatnonzero(mask)[:limit]]
+        return self._read_rows(rows, depth)
 
     # -- the workflow ----------------------------------------------------------------------------------------
     def run(self) -> Outcome:
