@@ -42,6 +42,7 @@ class Outcome:
     followed: list[str] = field(default_factory=list)  # references followed, as written
     missing: list[str] = field(default_factory=list)  # references not followed or not found
     named: list[str] = field(default_factory=list)  # document ids the question names
+    bridged: list[str] = field(default_factory=list)  # documents reached by a title named in what was read
     stopped: str = ""
 
 
@@ -249,6 +250,10 @@ class Workflow:
             targets = [self.box.directory.titles[ref.key]]
             if targets[0] in read or targets[0] == origin:
                 return False
+            if self._best_in(targets[0], terms, depth):
+                self.out.bridged.append(targets[0])
+                return True
+            return False
         else:  # policy: the best catalog match only, and nothing when that one was read already
             found = self._lookup(ref.text)[:1]
             if found and (found[0] in read or found[0] == origin):
