@@ -163,11 +163,11 @@ def _bridge_answer(request: ModeRequest, out: Retrieved, bridged: list[str]) -> 
         return None
     n1, u1, covered = units[-first[1]]
     left = {t: w for t, w in weights.items() if t not in covered}
-    second = max(((sum(left[t] for t in ts & left.keys()), -i) for i, (n, _, ts) in enumerate(units)
-                  if doc_of.get(n) in bridged), default=None)
-    if second is None or second[0] <= 0:
+    second = max(((sum(left[t] for t in ts & left.keys()), sum(weights[t] for t in ts), -i)
+                  for i, (n, _, ts) in enumerate(units) if doc_of.get(n) in bridged), default=None)
+    if second is None or second[1] <= 0:
         return None
-    n2, u2, _ = units[-second[1]]
+    n2, u2, _ = units[-second[2]]
     return f"{u1} [{n1}]\n{u2} [{n2}]"
 
 
