@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from serving.answers.agentic.references import CODE, title_key
+from serving.answers.agentic.references import CODE, plain_title, title_key
 from serving.answers.engine import Engine
 
 
@@ -50,6 +50,12 @@ class Directory:
     def __init__(self, engine: Engine, readable: np.ndarray) -> None:
         self.docs = {d.document_id: d for d in _all_documents(engine) if readable[d.rows[0]]}
         self.titles = {title_key(d.title): d.document_id for d in self.docs.values()}
+        # a title's disambiguation ("Bethel University (Minnesota)") is not written where the document is named
+        names: dict[str, list[str]] = {}
+        for d in self.docs.values():
+            if (name := title_key(plain_title(d.title))) and name not in self.titles:
+                names.setdefault(name, []).append(d.document_id)
+        self.titles.update({name: docs[0] for name, docs in names.items() if len(docs) == 1})
         self.codes: dict[str, list[str]] = {}
         for d in self.docs.values():
             for code in d.codes:

@@ -27,6 +27,7 @@ LAW = re.compile(r"\bLei\s+(?:Federal\s+)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3}/\d{
 LAW_NAMES = {"13.709/2018": ("LGPD", "Lei Geral de Proteção de Dados"), "12.846/2013": ("Lei Anticorrupção",),
              "14.133/2021": ("Lei de Licitações",), "8.666/1993": ("Lei de Licitações",),
              "8.078/1990": ("Código de Defesa do Consumidor",)}
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n+")
 
 
@@ -61,9 +62,31 @@ def find(text: str, titles: dict[str, str] | None = None) -> list[Reference]:
         if titles:
             folded = f" {title_key(sentence)} "
             for key, title in titles.items():
-                if (len(key) >= 12 or (" " in key and len(key) >= 8)) and f" {key} " in folded:
-                    found.setdefault(("title", key), Reference("title", key, title, sentence))
+                if len(key) >= 12 or (" " in key and len(key) >= 8):
+                    if f" {key} " in folded:
+                        found.setdefault(("title", key), Reference("title", key, title, sentence))
+                elif _named(title, sentence):  # a short title only as written, capitalised ("M. Ward", "Charmed")
+                    found.setdefault(("title", key), Reference("title", key, plain_title(title), sentence))
     return list(found.values())
+
+
+def plain_title(title: str) -> str:
+    """A title without its trailing disambiguation: "Bethel University (Minnesota)" -> "Bethel University"."""
+    return _DISAMBIGUATION.sub("", title).strip()
+
+
+def _named(title: str, sentence: str) -> bool:
+    """A short title written as is in the sentence: capitalised, whole words, case kept (a common word that is
+    also a title, "may" or "charmed", is no reference)."""
+    name = plain_title(title)
+    if len(name) < 4 or not name[0].isupper() or name not in sentence:
+        return False
+    for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", sentence):
+        # the whole name, not a part of a longer one ("United" of "United States")
+        if not re.match(r"\s+[A-Z]", sentence[match.end():]) and not re.search(r"[A-Z][\w.]*\s+$",
+                                                                                  sentence[:match.start()]):
+            return True
+    return False
 
 
 def _key(kind: str, match: re.Match) -> str:

@@ -18,6 +18,8 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from serving.answers.agentic import hops, references
 from serving.answers.agentic.references import Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
@@ -40,6 +42,7 @@ class Outcome:
     followed: list[str] = field(default_factory=list)  # references followed, as written
     missing: list[str] = field(default_factory=list)  # references not followed or not found
     named: list[str] = field(default_factory=list)  # document ids the question names
+    bridged: list[str] = field(default_factory=list)  # documents reached by a title named in what was read
     stopped: str = ""
 
 
@@ -113,7 +116,10 @@ class Workflow:
         mask[list(doc.rows)] = True
         for row in self.out.read:
             mask[row] = False
-        return self._read_rows(self.box.rank(query, mask, limit), depth)
+        rows = self.box.rank(query, mask, limit)
+        if not rows and mask.any():  # no word or meaning of the query in it (a one-chunk document): its start
+            rows = [int(r) for r in np.flatnonzero(mask)[:limit]]
+        return self._read_rows(rows, depth)
 
     # -- the workflow ----------------------------------------------------------------------------------------
     def run(self) -> Outcome:
@@ -244,6 +250,10 @@ class Workflow:
             targets = [self.box.directory.titles[ref.key]]
             if targets[0] in read or targets[0] == origin:
                 return False
+            if self._best_in(targets[0], terms, depth):
+                self.out.bridged.append(targets[0])
+                return True
+            return False
         else:  # policy: the best catalog match only, and nothing when that one was read already
             found = self._lookup(ref.text)[:1]
             if found and (found[0] in read or found[0] == origin):

@@ -47,6 +47,8 @@ class Agentic:
             out.mode_answer = _comparison_answer(request, out, box, outcome, *pair)
         if out.mode_answer is None and len(split := parts.split(request.question)) > 1:
             out.mode_answer = _parts_answer(request, out, split, box, outcome.named)
+        if out.mode_answer is None and pair is None and outcome.bridged:
+            out.mode_answer = _bridge_answer(request, out, outcome.bridged)
         log.info("agentic trace %s", json.dumps({"question": request.question[:200], "steps": out.trace,
                                                  "stopped": outcome.stopped}, ensure_ascii=False))
         return out
@@ -122,11 +124,7 @@ def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part],
     relevance = engine.relevance
     by_n = {e.n: engine.rows.get(e.id) for e in out.evidence if e.n is not None and e.kind == "chunk"}
     rows = [by_n.get(s.n) for s in out.sources]
-    # the sources are graded (and their flags set) after the mode: the flags come from the index here
-    flags = [engine.injection[r] if r is not None and engine.injection else s.flagged
-             for s, r in zip(out.sources, rows, strict=True)]
-    texts = [(s.title, s.text if not f else "\n".join(u for u in split_units(s.text) if not overlaps(u, f)))
-             for s, f in zip(out.sources, flags, strict=True)]
+    texts = _unflagged(request, out)
     titles = box.directory.title_map()
     in_named = {e.n for e in out.evidence if e.n is not None and e.document_id in set(named)}
     scopes = [None if any(r.kind in _NAMING for r in references.find(p.text, titles)) else in_named or None
@@ -135,6 +133,42 @@ def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part],
     picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes, similar,
                        [_of_type(p.text, out) for p in split])
     return parts.render(picks, language)
+
+
+def _unflagged(request: ModeRequest, out: Retrieved) -> list[tuple[str, str]]:
+    """(title, text) of each source without the sentences flagged as addressing an assistant (the sources are
+    graded, and their flags set, after the mode: the flags come from the index here)."""
+    engine = request.engine
+    by_n = {e.n: engine.rows.get(e.id) for e in out.evidence if e.n is not None and e.kind == "chunk"}
+    rows = [by_n.get(s.n) for s in out.sources]
+    flags = [engine.injection[r] if r is not None and engine.injection else s.flagged
+             for s, r in zip(out.sources, rows, strict=True)]
+    return [(s.title, s.text if not f else "\n".join(u for u in split_units(s.text) if not overlaps(u, f)))
+            for s, f in zip(out.sources, flags, strict=True)]
+
+
+def _bridge_answer(request: ModeRequest, out: Retrieved, bridged: list[str]) -> str | None:
+    """A question whose answer lies in a document named by the first one ("the singer of album X was born
+    where?"): the sentence of the other documents that best covers the question, then the sentence of a document
+    reached through its title that best covers the question's terms the first sentence leaves out."""
+    language = language_of(request.question)
+    weights = request.engine.relevance.weights(request.question, language)
+    doc_of = {e.n: e.document_id for e in out.evidence if e.n is not None}
+    texts = _unflagged(request, out)
+    units = [(s.n, u, terms(u, language) & weights.keys())
+             for s, (_, text) in zip(out.sources, texts, strict=True) for u in split_units(text)]
+    first = max(((sum(weights[t] for t in ts), -i) for i, (n, _, ts) in enumerate(units)
+                 if doc_of.get(n) not in bridged), default=None)
+    if first is None or first[0] <= 0:
+        return None
+    n1, u1, covered = units[-first[1]]
+    left = {t: w for t, w in weights.items() if t not in covered}
+    second = max(((sum(left[t] for t in ts & left.keys()), sum(weights[t] for t in ts), -i)
+                  for i, (n, _, ts) in enumerate(units) if doc_of.get(n) in bridged), default=None)
+    if second is None or second[1] <= 0:
+        return None
+    n2, u2, _ = units[-second[2]]
+    return f"{u1} [{n1}]\n{u2} [{n2}]"
 
 
 def _of_type(part: str, out: Retrieved) -> set[int] | None:

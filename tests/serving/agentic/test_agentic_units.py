@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
 from serving.answers.agentic.comparison import compare, quantities, render
+from serving.answers.agentic.directory import Directory
 from serving.answers.agentic.references import find, title_key
 from serving.answers.agentic.trace import Budget, Trace
 from serving.answers.routing import comparison, compound
@@ -93,3 +97,22 @@ def test_law_numbers_are_one_key_however_written():
     keys = {r.key for r in find("Lei nº 13.709/2018. Lei 13709/2018. Lei Federal nº 13.709/18.") if r.kind == "law"}
     assert keys == {"13.709/2018"}
     assert law_pattern("13.709/2018").search("nos termos da Lei 13709/18") is not None
+
+
+def test_short_titles_are_references_only_as_written():
+    titles = {title_key("Charmed"): "Charmed", title_key("United"): "United (Marian Gold album)"}
+    found = find('He is best known for the television series "Charmed". The album United came out in 2002.', titles)
+    assert {(r.kind, r.key, r.text) for r in found} == {("title", "charmed", "Charmed"), ("title", "united", "United")}
+    assert not find("She was charmed by the band, which toured the United States.", titles)
+
+
+def test_a_title_is_found_without_its_disambiguation():
+    names = ["Bethel University (Minnesota)", "Steve Johnson (American football)", "Steve Johnson (basketball)"]
+    index = SimpleNamespace(titles=names, paths=[f"{n}.txt" for n in names], texts=["..."] * 3,
+                            doc_types=["article"] * 3)
+    engine = SimpleNamespace(index=index, documents={n: [row] for row, n in enumerate(names)},
+                             catalog=SimpleNamespace(rows={}))
+    directory = Directory(engine, np.ones(3, dtype=bool))
+    assert "steve johnson" not in directory.titles  # two documents go by that name
+    [ref] = find("He is the head coach at Bethel University in Arden Hills.", directory.title_map())
+    assert directory.titles[ref.key] == "Bethel University (Minnesota)"
