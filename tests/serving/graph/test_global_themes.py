@@ -28,23 +28,26 @@ DOCS = {
 }
 
 
-@pytest.fixture(scope="module")
-def searcher(tmp_path_factory):
+def _one_community_searcher(root, docs: dict[str, str]) -> GraphSearcher:
+    """``docs`` indexed by the pipeline under ``root``, every chunk in one community."""
     from lakehouse.settings import Settings
     from serving.search.service import build_retriever
     from transforms.pipeline import run_index
 
-    root = tmp_path_factory.mktemp("themes")
-    for relpath, text in DOCS.items():
+    for relpath, text in docs.items():
         (root / "source" / relpath).parent.mkdir(parents=True, exist_ok=True)
         (root / "source" / relpath).write_text(text, encoding="utf-8")
     settings = Settings(home=root / "home", source=root / "source", embedding_model="wordllama")
     run_index(settings)
     retriever = build_retriever(settings)
-    ix = retriever.index
     tables = LakePaths(settings.home).tables
-    _write_one_community(tables, list(ix.chunk_ids))
-    return GraphSearcher(GraphStore.load(tables, ix), retriever)
+    _write_one_community(tables, list(retriever.index.chunk_ids))
+    return GraphSearcher(GraphStore.load(tables, retriever.index), retriever)
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    return _one_community_searcher(tmp_path_factory.mktemp("themes"), DOCS)
 
 
 def _write_one_community(tables, chunks):
@@ -145,20 +148,7 @@ SUBJECTS = {
 
 @pytest.fixture(scope="module")
 def subjects_searcher(tmp_path_factory):
-    from lakehouse.settings import Settings
-    from serving.search.service import build_retriever
-    from transforms.pipeline import run_index
-
-    root = tmp_path_factory.mktemp("subjects")
-    for relpath, text in SUBJECTS.items():
-        (root / "source" / relpath).parent.mkdir(parents=True, exist_ok=True)
-        (root / "source" / relpath).write_text(text, encoding="utf-8")
-    settings = Settings(home=root / "home", source=root / "source", embedding_model="wordllama")
-    run_index(settings)
-    retriever = build_retriever(settings)
-    tables = LakePaths(settings.home).tables
-    _write_one_community(tables, list(retriever.index.chunk_ids))
-    return GraphSearcher(GraphStore.load(tables, retriever.index), retriever)
+    return _one_community_searcher(tmp_path_factory.mktemp("subjects"), SUBJECTS)
 
 
 def test_a_question_that_names_its_documents_subject_quotes_only_those(subjects_searcher):
