@@ -12,7 +12,8 @@ prontuário"), answered first.
 The answer unit for a part is the sentence of the read evidence that covers most of the part's IDF-weighted
 terms (the rest of the question counts a little), with a bonus when it holds a value of the kind the part asks
 for (a duration for "em quantos dias", money for "valor", a date for "quando", a percentage, a name for
-"quem"), and a penalty when it holds none. A sentence in another language than the question's shares no words
+"quem", an organisation's legal name, "X Ltda." or "Y S.A.", for "qual empresa" or "which supplier", in any
+language), and a penalty when it holds none. A sentence in another language than the question's shares no words
 with it: when no sentence in the question's language states the kind of value a part asks for, those in
 another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
 question over Portuguese documents)."""
@@ -49,6 +50,11 @@ MIN_SIMILAR = 0.6  # a sentence in another language is a candidate when this sim
 
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+(?:\s+(?:d[aeo]s?\s+)?[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+)+|"
                    r"\b[\w&]+(?:\s+[\w&]+){0,5}\s+(?:Ltda|S\.A\.|Inc|Ltd)\b")
+# an organisation by its legal form ("Higiplus Serviços Ltda.", "NuvemSul Tecnologia e Dados S.A."): what a part
+# asking for a company or supplier wants, where any capitalised name would do for "quem"
+_ORG = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕ][\w&-]*(?:\s+[\w&-]+){0,6}\s+(?:Ltda|S\.\s?A\.|S/A|Inc|Ltd|LLC|EIRELI)(?!\w)")
+_FIRM = re.compile(r"\b(empresa|fornecedor|prestador|contratada|provedor|supplier|company|vendor|provider|"
+                   r"contractor)\b")
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[IVX]+[.)-])\s+")  # "4.1 ", "III - "
 _CLAUSE = re.compile(r",\s+(?![^()]*\))")  # a comma outside parentheses
 # What a part asks for, by its question words (folded), and how a sentence shows it.
@@ -109,9 +115,16 @@ def asks(part: str) -> list[str]:
 def _shows(kind: str, text: str, part: str = "") -> bool:
     """``text`` holds a value of ``kind``; a name counts only when none of its words is the part's own."""
     if kind == "who":
+        if firm(part):
+            return bool(_ORG.search(text))
         asked = set(fold(part).split())
         return any(not set(fold(m.group(0)).split()) & asked for m in _NAME.finditer(text))
     return any(k == kind and rx.search(text) for k, _, rx in _KINDS)
+
+
+def firm(part: str) -> bool:
+    """The part asks which company or supplier ("Qual empresa executa X", "Which supplier hosts Y")."""
+    return "who" in asks(part) and bool(_FIRM.search(fold(part)))
 
 
 def trim(unit: str, own: frozenset[str], kinds: list[str], part: str, language: str) -> str:
@@ -193,7 +206,8 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
             mine = [s for s in scored if s[1] in kind_of]
         else:
             mine = scored
-        if similar and across and set(kinds) - {"who"} \
+        # a name in another language is any capitalised word; an organisation's legal name is one in any language
+        if similar and across and (set(kinds) - {"who"} or firm(part.text)) \
                 and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in mine):
             scored += [(near + KIND_BONUS, n, unit) for (n, unit), near in similar(i, across).items()
                        if near >= MIN_SIMILAR]

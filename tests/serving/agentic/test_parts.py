@@ -166,3 +166,31 @@ def test_the_kind_of_document_a_part_names_is_looked_for_in_another_language():
     assert "24 hours" in pick(parts, sources, "en", _weigh({}, "en"), similar=similar)[1].unit
     second = pick(parts, sources, "en", _weigh({}, "en"), similar=similar, kinds_of=[None, {2}])[1]
     assert second.source == 2 and "72" in second.unit  # the annex's own deadline, not the policy's
+
+
+def test_a_part_asking_for_a_company_takes_the_sentence_that_names_one():
+    sources = [
+        ("Contrato de Lavanderia", "4.1 Executar os serviços conforme o POP-LAV-001 (Lavagem de Uniformes) e as "
+                                   "orientações da Comissão de Controle de Infecção Hospitalar.\n\n"
+                                   "3.1 O valor mensal dos serviços é de R$ 12.000,00."),
+        ("POP-LAV-001 Lavagem", "A lavagem é executada pela empresa contratada Lavanda Serviços Ltda. (contrato "
+                                "CT-2024-0100), sob supervisão da Hotelaria."),
+    ]
+    parts = split("Qual empresa executa a lavagem dos uniformes e qual é o valor mensal do contrato dela?")
+    first, second = pick(parts, sources, "pt", _weigh({}))
+    assert "Lavanda Serviços Ltda." in first.unit and "CT-2024-0100" in first.unit  # not the committee's name
+    assert "R$ 12.000,00" in second.unit
+
+
+def test_an_english_part_asking_for_a_supplier_takes_its_legal_name_in_another_language():
+    sources = [("Supplier Onboarding Manual", "Suppliers that host hospital data must notify the hospital of "
+                                              "incidents within the deadline set in their contract."),
+               ("Anexo III do CT-2024-0100", "CONTRATADA: Nuvem Azul Tecnologia S.A.\n\n5.1 A CONTRATADA "
+                                            "notificará incidentes em até 72 (setenta e duas) horas.")]
+    parts = split("Which supplier hosts the health record, and what incident deadline does its annex set?")
+
+    def similar(part, candidates):
+        return dict.fromkeys(candidates, 0.9)
+
+    first, _ = pick(parts, sources, "en", _weigh({}, "en"), similar=similar)
+    assert first.source == 2 and "Nuvem Azul Tecnologia S.A." in first.unit
