@@ -16,13 +16,15 @@ for (a duration for "em quantos dias", money for "valor", a date for "quando", a
 language), and a penalty when it holds none. A sentence in another language than the question's shares no words
 with it: when no sentence in the question's language states the kind of value a part asks for, those in
 another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
-question over Portuguese documents)."""
+question over Portuguese documents). A part that points back and whose own words no sentence holds ("Qual a
+consequência?") follows what the previous part's answer revealed, in another document. A line quoted from a
+contract or its annex is led by the contract's code when it does not state it."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lakehouse.text import fold
 from serving.answers.agentic import bridge
@@ -42,10 +44,13 @@ _BACK = re.compile(r"\b(seu|sua|seus|suas|dele|dela|deles|delas|desse|dessa|dest
                    r"nele|nela|its|their|that|this|it|they|them)\b", re.IGNORECASE)
 MIN_WORDS = 5  # a part with fewer words carries the first part as context
 CONTEXT_WEIGHT = 0.3  # weight of the other parts' terms when scoring a part's sentence
+CONTRACTS = ("contrato", "anexo_contratual")  # the kinds of document whose code names a contract
 MIN_COVER = 0.25  # a sentence must cover this share of the part's own weighted terms
 NUMBER_BONUS = 0.1  # a part that asks for no kind of value: an answer usually states one (a value, a term)
 SECOND = 0.8  # a part whose best sentence answers an earlier part takes another document's, if this close
 KIND_BONUS = 0.3  # a sentence that holds a value of the kind asked for (and the penalty when it holds none)
+REVEALED_COVER = 0.15  # a part that points back to the previous answer: share of what it revealed a sentence holds
+REVEALED_TERMS = 2  # ... and at least this many of its words
 MIN_SIMILAR = 0.6  # a sentence in another language is a candidate when this similar to the part (scaled)
 
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+(?:\s+(?:d[aeo]s?\s+)?[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+)+|"
@@ -211,6 +216,8 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
                 and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in mine):
             scored += [(near + KIND_BONUS, n, unit) for (n, unit), near in similar(i, across).items()
                        if near >= MIN_SIMILAR]
+        if not scored and part.query != part.text and out and out[-1].unit:
+            scored = _revealed(out[-1], units, unit_terms, foreign, sources, weigh, everything)
         if not scored:
             out.append(Pick(part.text, None, None))
             continue
@@ -226,6 +233,35 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         out.append(Pick(part.text, None if best[2] in chosen else text, best[1], round(best[0], 3), answered=True))
         chosen.add(best[2])
     return out
+
+
+def _revealed(previous: Pick, units: list[tuple[int, str, set[str]]], unit_terms: list[set[str]],
+              foreign: list[bool], sources: list[tuple[str, str]], weigh: Callable[[str], dict[str, float]],
+              asked: dict[str, float]) -> list[tuple[float, int, str]]:
+    """A part that points back and whose own words no sentence holds ("Qual a consequência?" after "a auditoria
+    atingiu a meta?") follows what the previous answer revealed beyond the question ("abaixo da meta contratual,
+    o desconto previsto no contrato será aplicado"): the sentences of another document that cover those words."""
+    said = {t: w for t, w in weigh(previous.unit or "").items() if t not in asked}
+    total = sum(said.values())
+    if not total:
+        return []
+    origin = sources[(previous.source or 1) - 1][0]
+    out = []
+    for (n, unit, _), present, other in zip(units, unit_terms, foreign, strict=True):
+        if other or sources[n - 1][0] == origin or len(present & said.keys()) < REVEALED_TERMS:
+            continue
+        if (cover := sum(said[t] for t in present & said.keys()) / total) >= REVEALED_COVER:
+            out.append((cover, n, unit))
+    return out
+
+
+def coded(pick: Pick, doc_type: str, codes: tuple[str, ...]) -> Pick:
+    """A line quoted from a contract or a contract's annex that does not state the contract's code ("3.1 O valor
+    mensal é de R$ ...") is led by it (``codes``: the document's, its own first): the reader must know which
+    contract says so."""
+    if not pick.unit or doc_type not in CONTRACTS or not codes or any(c in pick.unit.upper() for c in codes):
+        return pick
+    return replace(pick, unit=f"{codes[0]}: {pick.unit}")
 
 
 def render(picks: list[Pick], language: str) -> str | None:

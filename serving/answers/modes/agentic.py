@@ -132,7 +132,10 @@ def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part],
     similar = dense.Measure(engine, split, rows, texts)
     picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes, similar,
                        [_of_type(p.text, out) for p in split])
-    return parts.render(picks, language)
+    doc_of = {e.n: e.document_id for e in out.evidence if e.n is not None}
+    docs = [box.directory.docs.get(doc_of.get(p.source) or "") for p in picks]
+    return parts.render([parts.coded(p, d.doc_type, d.codes) if d else p for p, d in zip(picks, docs, strict=True)],
+                        language)
 
 
 def _unflagged(request: ModeRequest, out: Retrieved) -> list[tuple[str, str]]:

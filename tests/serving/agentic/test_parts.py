@@ -7,7 +7,7 @@ import math
 import pytest
 
 from serving.answers.agentic.bridge import implied
-from serving.answers.agentic.parts import asks, pick, render, split
+from serving.answers.agentic.parts import Pick, asks, coded, pick, render, split
 from serving.answers.relevance import terms
 from serving.answers.routing import compound
 
@@ -194,3 +194,27 @@ def test_an_english_part_asking_for_a_supplier_takes_its_legal_name_in_another_l
 
     first, _ = pick(parts, sources, "en", _weigh({}, "en"), similar=similar)
     assert first.source == 2 and "Nuvem Azul Tecnologia S.A." in first.unit
+
+
+def test_a_part_that_points_back_follows_what_the_previous_answer_revealed():
+    sources = [
+        ("Ata da Comissão", "A auditoria de agosto apontou conformidade de 91%, abaixo da meta contratual de 95%, e "
+                            "o desconto previsto no contrato será aplicado."),
+        ("Política de Viagens", "O adiantamento é descontado em folha quando a prestação de contas atrasa."),
+        ("Contrato CT-2024-0100", "5.2 Para cada indicador abaixo da meta será aplicado desconto de 1% sobre o "
+                                  "valor mensal, limitado a 8%."),
+    ]
+    first, second = pick(split("A auditoria de agosto atingiu a meta do contrato? Qual a consequência?"), sources,
+                         "pt", _weigh({}))
+    assert first.source == 1
+    assert second.source == 3 and "1%" in second.unit and "8%" in second.unit
+
+
+def test_a_line_quoted_from_a_contract_names_the_contract():
+    line = Pick("qual o valor mensal", "3.1 O valor mensal é de R$ 12.000,00.", 2, answered=True)
+    assert coded(line, "contrato", ("CT-2024-0100",)).unit == "CT-2024-0100: 3.1 O valor mensal é de R$ 12.000,00."
+    assert coded(line, "anexo_contratual", ("CT-2024-0100",)).unit.startswith("CT-2024-0100: ")
+    stated = Pick("quem", "A Lavanda Ltda. (contrato CT-2024-0100) lava os uniformes.", 1, answered=True)
+    assert coded(stated, "contrato", ("CT-2024-0100",)) == stated  # the code is stated already
+    assert coded(line, "pop", ("POP-LAV-001",)) == line  # a procedure is no contract
+    assert "CT-2024-0100" in render([coded(line, "contrato", ("CT-2024-0100",))], "pt")
