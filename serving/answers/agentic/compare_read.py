@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import re
 
+from lakehouse.text import fold
 from serving.answers.agentic.comparison import requirements
-from serving.answers.agentic.workflow import Workflow
+from serving.answers.agentic.workflow import TYPE_WORDS, Workflow
+from serving.answers.relevance import terms
+from serving.answers.wording import language_of
 
 NORMATIVE = ("politica", "pop", "protocolo_gerenciado", "protocolo", "instrucao_trabalho", "manual")
 _REQUIREMENT_HEADING = re.compile(r"requisit|responsabilidad|obriga|diretriz|regras|requirement|responsibilit|"
@@ -15,12 +18,15 @@ _REQUIREMENT_HEADING = re.compile(r"requisit|responsabilidad|obriga|diretriz|reg
 
 def sides(flow: Workflow) -> tuple[str, list[str]] | None:
     """(the requirement document, the documents checked against it), or None when the reading has not two
-    sides. The requirement side is the most normative document read (named in the question first)."""
+    sides. The requirement side is the most normative document read (named in the question first, then of the kind
+    the question names: "definidos no POP de backup")."""
     ix = flow.box.engine.index
     docs = flow.box.directory.docs
     read = list(dict.fromkeys(ix.document_ids[r] for r in flow.out.read))
+    kinds = asked_kinds(flow.question)
     ranked = sorted((d for d in read if docs[d].doc_type in NORMATIVE),
-                    key=lambda d: (d not in flow.out.named, NORMATIVE.index(docs[d].doc_type), read.index(d)))
+                    key=lambda d: (d not in flow.out.named, docs[d].doc_type not in kinds,
+                                   NORMATIVE.index(docs[d].doc_type), read.index(d)))
     if not ranked:
         return None
     required = ranked[0]
@@ -32,6 +38,11 @@ def sides(flow: Workflow) -> tuple[str, list[str]] | None:
     return (required, others) if others else None
 
 
+def asked_kinds(question: str) -> set[str]:
+    """The kinds of document the question names by their kind ("definidos no POP de backup", "the policy")."""
+    return {TYPE_WORDS[w] for w in re.findall(r"[a-z]+", fold(question)) if w in TYPE_WORDS}
+
+
 def read_sides(flow: Workflow, required: str, others: list[str]) -> None:
     """Read the requirement sections of ``required`` and, for each requirement, the best matching section of
     ``others`` (one step per document)."""
@@ -39,7 +50,10 @@ def read_sides(flow: Workflow, required: str, others: list[str]) -> None:
     doc = box.directory.docs[required]
     sections = [r for r in doc.rows if _REQUIREMENT_HEADING.search(" ".join(ix.heading_paths[r][1:]))]
     flow._read_rows(sections[:6], 2)
-    texts = [u for r in flow.out.read if ix.document_ids[r] == required for u in requirements(ix.texts[r])]
+    language = language_of(flow.question)
+    asked = terms(flow.question, language)
+    texts = [u for r in flow.out.read if ix.document_ids[r] == required
+             for u in requirements(ix.texts[r], lambda unit: float(len(terms(unit, language) & asked)))]
     for other in others:
         mask = box.readable.copy()
         mask[:] = False

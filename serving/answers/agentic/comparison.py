@@ -3,7 +3,9 @@ the best matching evidence of the other document, numeric conflicts flagged (24 
 what was not found said plainly.
 
 A requirement is a sentence with an obligation ("deve", "é proibido", "depende de", "must") or a term or
-frequency ("em até 24 horas", "anualmente", "no mínimo 12 meses"). Its evidence is the other side's sentence
+frequency ("em até 24 horas", "anualmente", "no mínimo 12 meses"), or one that states a quantity of what the
+question asks about ("o RPO do sistema X é de 15 minutos", for "o RPO ... é compatível com o contrato?"; of
+those, the ones about what the question names most). Its evidence is the other side's sentence
 covering the largest IDF-weighted share of its terms (at least ``MIN_MATCH``; when both state quantities,
 the words just before them count again, so "notificar ... incidente em até 72 horas" beats "relatório final em
 até 15 dias"). Quantities are compared by
@@ -96,8 +98,17 @@ def numbered(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def requirements(text: str) -> list[str]:
-    return [u for _, u in numbered(text) if _OBLIGATION.search(u) and len(u) > 25]
+def requirements(text: str, asked: Callable[[str], float] | None = None) -> list[str]:
+    return [u for _, u in numbered(text) if is_requirement(u, asked)]
+
+
+def is_requirement(unit: str, asked: Callable[[str], float] | None = None) -> bool:
+    """A sentence with an obligation or a term, or one that states a quantity of what the question asks
+    (``asked``: the weight of the question's terms in a text): "o RPO é de 15 minutos" when asked whether the
+    RPO is compatible."""
+    if len(unit) <= 25:
+        return False
+    return bool(_OBLIGATION.search(unit) or (asked is not None and _QUANTITY.search(unit) and asked(unit) > 0))
 
 
 def _window(text: str, quantity: Quantity, words: int = 14) -> str:
@@ -117,13 +128,24 @@ def _share(need: set[str], have: set[str], weight: Callable[[str], float]) -> fl
 
 def _check(requirement: str, evidence: str, language: str, weight: Callable[[str], float]) -> tuple[str, str]:
     """(verdict, detail): each quantity of the requirement against the evidence's quantity that measures the
-    same thing (the most similar words before it)."""
-    offered = quantities(evidence)
-    for need in quantities(requirement):
-        if not offered:
-            break
-        context = _terms(_window(requirement, need), language)
-        got = max(offered, key=lambda q: _share(context, _terms(_window(evidence, q), language), weight))
+    same thing (the most similar words before it); when the evidence states fewer, each of its quantities
+    against the requirement's that measures the same thing (the others are not in this evidence)."""
+    offered, needs = quantities(evidence), quantities(requirement)
+    if not offered:
+        return "meets", ""
+    if len(offered) < len(needs):  # evidence of one of them ("RPO: 15 minutos" for "RPO de 15 min e RTO de 4 h")
+        pairs = []
+        for got in offered:
+            context = _terms(_window(evidence, got), language)
+            pairs.append((max(needs, key=lambda q: _share(context, _terms(_window(requirement, q), language),
+                                                          weight)), got))
+    else:
+        pairs = []
+        for need in needs:
+            context = _terms(_window(requirement, need), language)
+            pairs.append((need, max(offered, key=lambda q: _share(context, _terms(_window(evidence, q), language),
+                                                                   weight))))
+    for need, got in pairs:
         ok = (got.hours <= need.hours + 1e-9 if need.bound == "max" else
               got.hours >= need.hours - 1e-9 if need.bound == "min" else math.isclose(got.hours, need.hours))
         if not ok:
@@ -149,8 +171,11 @@ def compare(required: list[tuple[int, str]], offered: list[tuple[int, str]], lan
     the question names first ("item 7.2"), then by ``focus`` (the question's terms)."""
     units = [(n, u) for n, text in offered for u in split_units(text)]
     unit_terms = [_terms(u, language) for _, u in units]
-    numbered_reqs = [(n, item, u) for n, text in required for item, u in numbered(text)
-                     if _OBLIGATION.search(u) and len(u) > 25]
+    numbered_reqs = [(n, item, u) for n, text in required for item, u in numbered(text) if is_requirement(u, focus)]
+    # of the sentences that only state a quantity, those about what the question names most ("o RPO do PEP Vita",
+    # not "para os demais sistemas, RPO de 24 horas")
+    stated = [focus(u) for _, _, u in numbered_reqs if focus and not _OBLIGATION.search(u)]
+    numbered_reqs = [r for r in numbered_reqs if _OBLIGATION.search(r[2]) or (focus and focus(r[2]) >= max(stated))]
     numbered_reqs.sort(key=lambda r: (r[1] not in items, -(focus(r[2]) if focus else 0.0)))
     reqs = list(dict.fromkeys((n, u) for n, _, u in numbered_reqs))
     rows = []

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from serving.answers.agentic.compare_read import sides
 from serving.answers.agentic.comparison import compare, quantities, render
 from serving.answers.agentic.directory import Directory
 from serving.answers.agentic.references import find, title_key
@@ -116,3 +118,33 @@ def test_a_title_is_found_without_its_disambiguation():
     assert "steve johnson" not in directory.titles  # two documents go by that name
     [ref] = find("He is the head coach at Bethel University in Arden Hills.", directory.title_map())
     assert directory.titles[ref.key] == "Bethel University (Minnesota)"
+
+
+BACKUP = ("Para o ERP o objetivo de ponto de recuperação (RPO) é de 15 minutos e o objetivo de tempo de recuperação "
+          "(RTO) é de 4 horas.\n\nPara os demais sistemas, RPO de 24 horas e RTO de 8 horas.")
+HOSTING = ("| Indicador | Nível de serviço |\n| --- | --- |\n| Objetivo de ponto de recuperação (RPO) | 15 minutos |\n"
+           "| Disponibilidade mensal | 99,9% |")
+
+
+def test_a_value_the_question_asks_about_is_compared_even_without_an_obligation_word():
+    asked = {"rpo", "rto", "erp"}
+    focus = lambda text: float(len(asked & set(re.findall(r"[a-z]+", text.lower()))))  # noqa: E731
+    rows = compare([(1, BACKUP)], [(2, HOSTING)], "pt", lambda term: 1.0, focus)
+    assert [r.source for r in rows] == [1] and "ERP" in rows[0].requirement  # not "os demais sistemas"
+    # the evidence states the RPO only: it meets the RPO, and is not held against the 4-hour RTO
+    assert rows[0].verdict == "meets" and "15 minutos" in rows[0].evidence
+    assert compare([(1, BACKUP)], [(2, HOSTING)], "pt", lambda term: 1.0) == []  # nothing asked: no obligation
+
+
+def test_the_requirement_side_is_the_kind_of_document_the_question_names():
+    docs = {"pol": SimpleNamespace(doc_type="politica"), "pop": SimpleNamespace(doc_type="pop"),
+            "ct": SimpleNamespace(doc_type="contrato")}
+    ids = ["pol", "pop", "ct"]
+    flow = SimpleNamespace(question="O RPO definido no POP de backup é compatível com o contrato de nuvem?",
+                           box=SimpleNamespace(engine=SimpleNamespace(index=SimpleNamespace(document_ids=ids)),
+                                               directory=SimpleNamespace(docs=docs)),
+                           out=SimpleNamespace(read=[0, 1, 2], named=[]), depth={0: 0, 1: 0, 2: 1})
+    required, others = sides(flow)
+    assert required == "pop" and others == ["ct"]
+    flow.question = "O RPO é compatível com o contrato de nuvem?"
+    assert sides(flow)[0] == "pol"  # no kind named: the most normative document read
