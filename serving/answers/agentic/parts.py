@@ -18,7 +18,9 @@ with it: when no sentence in the question's language states the kind of value a 
 another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
 question over Portuguese documents). A part that points back and whose own words no sentence holds ("Qual a
 consequência?") follows what the previous part's answer revealed, in another document. A line quoted from a
-contract or its annex is led by the contract's code when it does not state it."""
+contract or its annex is led by the contract's code when it does not state it. A record's field ("Última
+revisão: 22/05/2025") brings the fields of the same record whose label shares the part's words and that state a
+value of the same kind ("Próxima revisão: 22/05/2027")."""
 
 from __future__ import annotations
 
@@ -61,6 +63,7 @@ _ORG = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕ][\w&-]*(?:\s+[\w&-]+){0,6}\s+(?:L
 _FIRM = re.compile(r"\b(empresa|fornecedor|prestador|contratada|provedor|supplier|company|vendor|provider|"
                    r"contractor)\b")
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[IVX]+[.)-])\s+")  # "4.1 ", "III - "
+_FIELD = re.compile(r"^\s*([^:;\n]{2,40}):\s*\S[^;\n]{0,60}$")  # a record's field line: "Próxima revisão: 22/05/2027"
 _CLAUSE = re.compile(r",\s+(?![^()]*\))")  # a comma outside parentheses
 # What a part asks for, by its question words (folded), and how a sentence shows it.
 _KINDS = (
@@ -230,9 +233,24 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
             best = next((s for s in scored[1:] if s[0] >= SECOND * scored[0][0] and s[2] not in chosen
                          and sources[s[1] - 1][0] not in cited), best)
         text = trim(best[2], frozenset(own), kinds, part.text, language)
+        if best[2] not in chosen and (more := _fields(best[1], best[2], units, own, kinds, part.text, language)):
+            text = "; ".join([text.rstrip(" ;."), *(m.rstrip(" ;.") for m in more)])
         out.append(Pick(part.text, None if best[2] in chosen else text, best[1], round(best[0], 3), answered=True))
         chosen.add(best[2])
     return out
+
+
+def _fields(n: int, unit: str, units: list[tuple[int, str, set[str]]], own: dict[str, float], kinds: list[str],
+            part: str, language: str) -> list[str]:
+    """The other fields of the same record that state a value of the kind asked for under a label sharing the
+    part's words with the chosen one ("Última revisão: 22/05/2025" brings "Próxima revisão: 22/05/2027", not
+    "Data de emissão"): the same question about the record, in the next line."""
+    field = _FIELD.match(unit)
+    label = terms(field.group(1), language) & own.keys() if field and kinds else set()
+    if not label:
+        return []
+    return [u for m, u, _ in units if m == n and u != unit and (f := _FIELD.match(u))
+            and terms(f.group(1), language) & label and any(_shows(k, u, part) for k in kinds)]
 
 
 def _revealed(previous: Pick, units: list[tuple[int, str, set[str]]], unit_terms: list[set[str]],

@@ -218,3 +218,13 @@ def test_a_line_quoted_from_a_contract_names_the_contract():
     assert coded(stated, "contrato", ("CT-2024-0100",)) == stated  # the code is stated already
     assert coded(line, "pop", ("POP-LAV-001",)) == line  # a procedure is no contract
     assert "CT-2024-0100" in render([coded(line, "contrato", ("CT-2024-0100",))], "pt")
+
+
+def test_a_date_asked_of_a_record_brings_the_same_fields_other_date():
+    record = ("| Elaborado por | Aprovado por |\n| --- | --- |\n| Ana Lima | Rui Melo |\n\nVersão: 3\n\n"
+              "Data de emissão: 11/04/2022\n\nÚltima revisão: 22/05/2025\n\nPróxima revisão: 22/05/2027")
+    first, second = pick(split("Qual a versão vigente da Política de Compras e quando foi a última revisão?"),
+                         [("Política de Compras", record)], "pt", _weigh({}))
+    assert "3" in first.unit
+    assert "22/05/2025" in second.unit and "22/05/2027" in second.unit  # the next review, the same question
+    assert "11/04/2022" not in second.unit  # the issue date is another field
