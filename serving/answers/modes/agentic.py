@@ -134,8 +134,9 @@ def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part],
                        [_of_type(p.text, out) for p in split])
     doc_of = {e.n: e.document_id for e in out.evidence if e.n is not None}
     docs = [box.directory.docs.get(doc_of.get(p.source) or "") for p in picks]
-    return parts.render([parts.coded(p, d.doc_type, d.codes) if d else p for p, d in zip(picks, docs, strict=True)],
-                        language)
+    # a document's own code is in its title or path; one its text cites may be another document's
+    return parts.render([parts.coded(p, d.doc_type, tuple(c for c in d.codes if c in f"{d.title} {d.path}".upper()))
+                         if d else p for p, d in zip(picks, docs, strict=True)], language)
 
 
 def _unflagged(request: ModeRequest, out: Retrieved) -> list[tuple[str, str]]:
