@@ -17,8 +17,7 @@ language), and a penalty when it holds none. A sentence in another language than
 with it: when no sentence in the question's language states the kind of value a part asks for, those in
 another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
 question over Portuguese documents). A part that points back and whose own words no sentence holds ("Qual a
-consequência?") follows what the previous part's answer revealed, in another document. A line quoted from a
-contract or its annex is led by the contract's code when it does not state it. A record's field ("Última
+consequência?") follows what the previous part's answer revealed, in another document. A record's field ("Última
 revisão: 22/05/2025") brings the fields of the same record whose label shares the part's words and that state a
 value of the same kind ("Próxima revisão: 22/05/2027")."""
 
@@ -26,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from lakehouse.text import fold
 from serving.answers.agentic import bridge
@@ -46,7 +45,6 @@ _BACK = re.compile(r"\b(seu|sua|seus|suas|dele|dela|deles|delas|desse|dessa|dest
                    r"nele|nela|its|their|that|this|it|they|them)\b", re.IGNORECASE)
 MIN_WORDS = 5  # a part with fewer words carries the first part as context
 CONTEXT_WEIGHT = 0.3  # weight of the other parts' terms when scoring a part's sentence
-CONTRACTS = ("contrato", "anexo_contratual")  # the kinds of document whose code names a contract
 MIN_COVER = 0.25  # a sentence must cover this share of the part's own weighted terms
 NUMBER_BONUS = 0.1  # a part that asks for no kind of value: an answer usually states one (a value, a term)
 SECOND = 0.8  # a part whose best sentence answers an earlier part takes another document's, if this close
@@ -145,11 +143,17 @@ def trim(unit: str, own: frozenset[str], kinds: list[str], part: str, language: 
         return unit
     answer = next((i for i, c in enumerate(clauses) if any(_shows(k, c, part) for k in kinds)), None)
     keep = [c for i, c in enumerate(clauses)  # a document code names something: it is no other value
-            if i == 0 or i == answer or not re.search(r"\d", c) or terms(c, language) & own or CODE.search(c)]
+            if i == 0 or i == answer or not re.search(r"\d", c) or terms(c, language) & own or CODE.search(c)
+            or _qualifier(c)]
     if len(keep) == len(clauses):
         return unit
     text = ", ".join(keep)
     return text if text.rstrip().endswith((".", ";", ":", "!", "?")) else text.rstrip(" ,") + "."
+
+
+def _qualifier(clause: str) -> bool:
+    """A clause with no word and no value of any kind qualifies the value before it ("até 4 horas, 24x7")."""
+    return not re.search(r"[^\W\d_]{3,}", clause) and not any(rx.search(clause) for _, _, rx in _KINDS)
 
 
 @dataclass(frozen=True)
@@ -271,15 +275,6 @@ def _revealed(previous: Pick, units: list[tuple[int, str, set[str]]], unit_terms
         if (cover := sum(said[t] for t in present & said.keys()) / total) >= REVEALED_COVER:
             out.append((cover, n, unit))
     return out
-
-
-def coded(pick: Pick, doc_type: str, codes: tuple[str, ...]) -> Pick:
-    """A line quoted from a contract or a contract's annex that does not state the contract's code ("3.1 O valor
-    mensal é de R$ ...") is led by it (``codes``: the document's, its own first): the reader must know which
-    contract says so."""
-    if not pick.unit or doc_type not in CONTRACTS or not codes or any(c in pick.unit.upper() for c in codes):
-        return pick
-    return replace(pick, unit=f"{codes[0]}: {pick.unit}")
 
 
 def render(picks: list[Pick], language: str) -> str | None:

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from serving.answers.agentic.bridge import implied
-from serving.answers.agentic.parts import Pick, asks, coded, pick, render, split
+from serving.answers.agentic.cited import coded
+from serving.answers.agentic.parts import Pick, asks, pick, render, split, trim
 from serving.answers.relevance import terms
 from serving.answers.routing import compound
 
@@ -228,3 +229,10 @@ def test_a_date_asked_of_a_record_brings_the_same_fields_other_date():
     assert "3" in first.unit
     assert "22/05/2025" in second.unit and "22/05/2027" in second.unit  # the next review, the same question
     assert "11/04/2022" not in second.unit  # the issue date is another field
+
+
+def test_a_qualifier_of_the_value_asked_for_stays_and_another_value_goes():
+    part = "em quanto tempo o fornecedor deve atender um chamado corretivo"
+    unit = "O chamado corretivo deve ser atendido em até 4 horas, 24x7, e o relatório final em 15 dias."
+    own = frozenset(terms(part, "pt"))
+    assert trim(unit, own, asks(part), part, "pt") == "O chamado corretivo deve ser atendido em até 4 horas, 24x7."
