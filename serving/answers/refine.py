@@ -35,6 +35,8 @@ MAX_FOLLOW = 12  # units quoted after a strip that introduces them with a colon
 MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
 SAME_SHARE = 0.9  # a question asking no kind of fact also keeps strips this close that cover no new term
+PARTS_SHARE = 0.7  # a question asking several things keeps strips covering a new term from this share of the best
+NEXT_SHARE = 0.75  # the next numbered clause of a quoted one is quoted when it weighs this share of it
 _DIGIT = re.compile(r"\d")  # (and state no number)
 _CLAUSE = re.compile(r"\d+(?:\.\d+)+\s")  # a numbered clause ("3.2 ")
 # not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
@@ -177,11 +179,14 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
     if not pool:
         return []
     best = max(s.score for _, s in pool)
+    floor = (PARTS_SHARE if req.q.parts else KEEP_SHARE) * best
     kept: list[tuple[int, Strip]] = []
     covered: set[str] = set()
     for n, s in sorted(pool, key=lambda p: (-p[1].score, p[1].values, sources.index(p[0]), p[1].position)):
-        if s.score < KEEP_SHARE * best or len(kept) >= MAX_STRIPS:
+        if s.score < floor or len(kept) >= MAX_STRIPS:
             break
+        if s.score < KEEP_SHARE * best and not s.held - covered:
+            continue  # below the usual share, only another part of the question is worth quoting
         if kept and not s.held - covered and (req.q.kind is not None or s.score < SAME_SHARE * best
                                               or _DIGIT.search(s.text)):
             continue  # a second value (a number, another table row) would compete; else a close second may answer
@@ -190,6 +195,7 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
             covered |= s.held
     kept = _one_value(req, kept)
     kept += [(n, s) for n, first in kept for s in _clause(req, n, first) if (n, s) not in kept]
+    kept += [p for p in _next_clauses(req, kept) if p not in kept]
     return sorted(kept, key=lambda p: (sources.index(p[0]), p[1].position))
 
 
@@ -224,6 +230,27 @@ def _clause(req: Request, n: int, strip: Strip) -> list[Strip]:
             break  # the clause ends with its paragraph or at the next number
         if held := held_terms(req.q, terms(u, req.q.language)):
             out.append(Strip(u, i, 0.0, held))
+    return out
+
+
+def _next_clauses(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """When the question asks for no kind of fact, the strip right after a quoted numbered clause that opens the
+    next clause of the same section ("7.1 ... aviso prévio de 90 dias." then "7.2 A rescisão sem justa causa antes
+    de 12 meses implicará multa de 20%...") and weighs at least ``NEXT_SHARE`` of it: the clauses of one section
+    state one rule, its conditions and exceptions, and the second is no competing value. A question asking for a
+    kind of fact (a deadline) gets only the clause that states it ("6.3 Os registros são mantidos por 5 anos"
+    would compete with the frequency asked)."""
+    if req.q.kind is not None:
+        return []
+    out = []
+    for n, s in kept:
+        head = _CLAUSE.match(s.text)
+        after = next((t for t in req.grades[n].strips if t.position == s.position + 1), None)
+        if head is None or after is None or after.score < NEXT_SHARE * s.score:
+            continue
+        nxt = _CLAUSE.match(after.text)
+        if nxt is not None and nxt.group(0).rsplit(".", 1)[0] == head.group(0).rsplit(".", 1)[0]:
+            out.append((n, after))
     return out
 
 

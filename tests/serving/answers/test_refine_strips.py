@@ -13,7 +13,7 @@ HELD = frozenset({"anex", "requer"})
 def _req(kind, second: str):
     strips = [Strip("O docente deverá anexar o formulário de requerimento de inscrição.", 0, 1.0, HELD),
               Strip(second, 1, 0.95, HELD)]
-    return SimpleNamespace(q=SimpleNamespace(kind=kind), grades={1: SimpleNamespace(strips=strips)})
+    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False), grades={1: SimpleNamespace(strips=strips)})
 
 
 def test_a_close_second_with_the_same_words_is_quoted_when_no_kind_of_fact_is_asked():
@@ -56,3 +56,27 @@ def test_a_numbered_clause_is_quoted_whole_when_its_other_sentences_address_the_
     first = Strip("3.2 Passwords must have at least 12 characters.", 1, 1.0, frozenset({"password"}))
     req = _doc_req(None, {1: ("policy", text)}, {1: [first]}, {"password": 1.0, "minimum": 1.0})
     assert [s.text for _, s in _strips(req, [1])] == [first.text, "Passwords expire every 180 days."]
+
+
+def test_the_next_clause_of_a_quoted_one_is_quoted_when_no_kind_of_fact_is_asked():
+    held = frozenset({"rescisa", "just", "caus", "avis", "previ"})
+    notice = Strip("7.1 O contrato poderá ser rescindido sem justa causa mediante aviso prévio de 90 dias.", 0, 0.8,
+                   held)
+    fine = Strip("7.2 A rescisão sem justa causa antes de 12 meses implicará multa de 20%.", 1, 0.62,
+                 held - {"avis", "previ"})
+    other = Strip("8.1 A rescisão por justa causa dispensa a multa.", 1, 0.62, held - {"avis", "previ"})
+    req = _doc_req(None, {1: ("contract", f"{notice.text}\n{fine.text}")}, {1: [notice, fine]}, {})
+    assert [s.text for _, s in _strips(req, [1])] == [notice.text, fine.text]
+    asked = _doc_req("deadline", {1: ("contract", f"{notice.text}\n{fine.text}")}, {1: [notice, fine]}, {})
+    assert [s.text for _, s in _strips(asked, [1])] == [notice.text]  # the second would compete with the one asked
+    section = _doc_req(None, {1: ("contract", f"{notice.text}\n{other.text}")}, {1: [notice, other]}, {})
+    assert [s.text for _, s in _strips(section, [1])] == [notice.text]  # another section states another rule
+
+
+def test_a_question_of_several_parts_quotes_a_weaker_strip_that_answers_its_other_part():
+    dose = Strip("5.2 Alteplase na dose de 0,9 mg/kg.", 1, 0.49, frozenset({"alteplas", "dos", "trombolis"}))
+    window = Strip("5.1 Indicada com início dos sintomas há até 4,5 horas.", 0, 0.36, frozenset({"avc", "trombolis"}))
+    req = _doc_req(None, {1: ("protocol", f"{window.text}\n{dose.text}")}, {1: [window, dose]}, {})
+    assert [s.text for _, s in _strips(req, [1])] == [dose.text]
+    req.q.parts = True
+    assert [s.text for _, s in _strips(req, [1])] == [window.text, dose.text]
