@@ -50,6 +50,8 @@ STRIP_SHARE = 0.7  # a strip addresses the question when it covers this share of
 
 _CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 _WORD = re.compile(r"[\w][\w-]*")
+# one asking word for two things: "para presentes e para a diligência prévia", "for gifts and for suppliers"
+_BOTH = re.compile(r"\b(para|for|sobre|about|quanto a|as to)\s[^?,;]{2,50}?\s(?:e|and)\s\1\b", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:qual|quais|quem|quanto|quantos|quantas|quando|onde|como|what|which|who|how|when|where)\b"
                    r"|^\s*que\b", re.IGNORECASE)  # "Que empresa faz ... e qual acréscimo ...": two asks
 # a question about what to do ("o que devo fazer se perder o prazo...") asks for a rule, not for the value it names
@@ -147,7 +149,7 @@ class Question:
                        if (said := frozenset(t for m in asks.finditer(text) for t in analyze(m.group(0), language)
                                              if t in weights)))
         return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), kind, vector,
-                   asking, len(_ASKS.findall(text)) > 1, covers=covers)
+                   asking, len(_ASKS.findall(text)) > 1 or _BOTH.search(text) is not None, covers=covers)
 
 
 def _logistic(features: dict[str, float]) -> float:

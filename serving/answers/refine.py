@@ -288,6 +288,23 @@ def _subject_missing(req: Request, chosen: list[int]) -> bool:
     return sum(w for t, w in q.weights.items() if q.surface.get(t, t) in missing) / total >= MISSING_SHARE
 
 
+def _other_parts(req: Request, chosen: list[int]) -> list[int]:
+    """For a question asking several things, the ``ambiguous`` items whose section names a question word none of
+    the ``correct`` ones covers ("Dos brindes e presentes" for "que limites de valor a política define para
+    presentes e para a diligência prévia?"): the section is about the other part (its strips still have to weigh
+    enough, ``PARTS_SHARE``); a passage that merely uses the word elsewhere is not."""
+    q = req.q
+    if not q.parts or not chosen or req.grades[chosen[0]].grade != CORRECT:
+        return []
+    missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
+
+    def names(n: int) -> set[str]:
+        return {q.surface.get(t, t) for t in held_terms(q, terms(req.item(n).section or "", q.language))}
+
+    return [n for n in sorted(req.grades, key=lambda n: -req.grades[n].score)
+            if req.grades[n].grade == AMBIGUOUS and missing & names(n) - set(req.grades[n].missing)]
+
+
 def coded_documents(engine: Engine, q: Question) -> set[str]:
     """The documents whose title or file name holds a code the question names ("o contrato CT-2024-0187")."""
     return {d for code in q.codes for d in engine.coded.get(code, ())}
@@ -307,6 +324,7 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
     chosen = [n for n in ranked if req.grades[n].grade == CORRECT] or \
         [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
+    chosen += _other_parts(req, chosen)
     if coded and not req.q.parts:  # a document the question names by its code answers, not one that cites it
         chosen = [n for n in chosen if req.item(n).document_id in coded] or chosen
     if not chosen:

@@ -90,3 +90,9 @@ def test_a_short_plural_stem_of_the_question_is_held_by_its_singular():
     q = _q("Em quanto tempo o hospital paga as notas fiscais dos fornecedores?")
     g = grade(q, "O prazo padrão é de 30 dias após o recebimento da nota fiscal correta.", "FAQ", dense=0.6)
     assert "fiscais" not in g.missing and "paga" in g.missing
+
+
+def test_one_asking_word_for_two_things_asks_two_parts():
+    assert _q("Quais limites de valor a política define para presentes e para a diligência prévia?").parts
+    assert Question.of("Which limits apply for gifts and for suppliers?", "en", {"limit": 1.0}).parts
+    assert not _q("Qual o prazo para a prestação de contas e o reembolso?").parts

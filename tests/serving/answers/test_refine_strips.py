@@ -80,3 +80,21 @@ def test_a_question_of_several_parts_quotes_a_weaker_strip_that_answers_its_othe
     assert [s.text for _, s in _strips(req, [1])] == [dose.text]
     req.q.parts = True
     assert [s.text for _, s in _strips(req, [1])] == [window.text, dose.text]
+
+
+def test_a_question_of_two_things_also_quotes_an_ambiguous_passage_whose_section_names_the_other_one():
+    from models.analysis import analyze
+    from serving.answers.grading import AMBIGUOUS, CORRECT, Question
+    from serving.answers.refine import _other_parts
+
+    text = "Quais limites de valor a política define para presentes e para a diligência prévia?"
+    q = Question.of(text, "pt", {t: 1.0 for t in analyze(text, "pt")})
+    sections = {1: "Seção II — Da diligência prévia", 2: "Seção I — Dos brindes e presentes",
+                3: "Seção III — Das cláusulas contratuais"}
+    grades = {1: SimpleNamespace(grade=CORRECT, score=0.64, missing=["presentes"]),
+              2: SimpleNamespace(grade=AMBIGUOUS, score=0.57, missing=["diligência", "prévia"]),
+              3: SimpleNamespace(grade=AMBIGUOUS, score=0.56, missing=["diligência", "prévia"])}  # uses the word
+    req = SimpleNamespace(q=q, grades=grades, item=lambda n: SimpleNamespace(section=sections[n]))
+    assert q.parts and _other_parts(req, [1]) == [2]
+    req.q = Question.of("Qual o limite de valor para presentes?", "pt", {"limit": 1.0, "valor": 1.0, "present": 1.0})
+    assert _other_parts(req, [1]) == []  # one thing asked: the correct passage answers it
