@@ -37,6 +37,10 @@ KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's covera
 SAME_SHARE = 0.9  # a question asking no kind of fact also keeps strips this close that cover no new term
 PARTS_SHARE = 0.7  # a question asking several things keeps strips covering a new term from this share of the best
 NEXT_SHARE = 0.75  # the next numbered clause of a quoted one is quoted when it weighs this share of it
+# a question about how something changed, and a passage stating a change from one value to another
+_CHANGE_ASKED = re.compile(r"(?i)\b(?:mud(?:ou|aram|an[cç]as?)|alter(?:ou|aram|a[cç](?:[aã]o|[oõ]es))|"
+                           r"changed?|changes)\b")
+_CHANGE_STATED = re.compile(r"(?i)\bde\s+\d[^;.]{0,40}?\bpara\s+\d|\bfrom\s+\d[^;.]{0,40}?\bto\s+\d")
 _DIGIT = re.compile(r"\d")  # (and state no number)
 _CLAUSE = re.compile(r"\d+(?:\.\d+)+\s")  # a numbered clause ("3.2 ")
 # not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
@@ -193,10 +197,23 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
         if len({m for m, _ in kept} | {n}) <= MAX_SOURCES:
             kept.append((n, s))
             covered |= s.held
+    kept += _change(req, pool, kept)
     kept = _one_value(req, kept)
     kept += [(n, s) for n, first in kept for s in _clause(req, n, first) if (n, s) not in kept]
     kept += [p for p in _next_clauses(req, kept) if p not in kept]
     return sorted(kept, key=lambda p: (sources.index(p[0]), p[1].position))
+
+
+def _change(req: Request, pool: list[tuple[int, Strip]], kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """A question asking how something changed ("como mudou o prazo ... entre a versão 2 e a versão 3?") is
+    answered by the passage stating the change from one value to another ("Prazo ... reduzido de 30 dias corridos
+    para 10 dias úteis"), a revision history's row: the best such strip is quoted, whatever its share, when no
+    kept one states it."""
+    if not _CHANGE_ASKED.search(req.q.text) or len(kept) >= MAX_STRIPS or \
+            any(_CHANGE_STATED.search(s.text) for _, s in kept):
+        return []
+    stated = [p for p in pool if _CHANGE_STATED.search(p[1].text) and p[1].held - set(req.q.codes)]
+    return [max(stated, key=lambda p: p[1].score)] if stated else []
 
 
 def _one_value(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:

@@ -13,7 +13,8 @@ HELD = frozenset({"anex", "requer"})
 def _req(kind, second: str):
     strips = [Strip("O docente deverá anexar o formulário de requerimento de inscrição.", 0, 1.0, HELD),
               Strip(second, 1, 0.95, HELD)]
-    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False), grades={1: SimpleNamespace(strips=strips)})
+    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, text=""),
+                           grades={1: SimpleNamespace(strips=strips)})
 
 
 def test_a_close_second_with_the_same_words_is_quoted_when_no_kind_of_fact_is_asked():
@@ -31,7 +32,7 @@ def _doc_req(kind, items: dict[int, tuple[str, str]], strips: dict[int, list[Str
     """A request over items {n: (document id, text)} whose grades hold ``strips``."""
     evidence = {n: SimpleNamespace(n=n, id=f"c{n}", kind="report", document_id=d, text=t)
                 for n, (d, t) in items.items()}
-    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, weights=weights, language="en"),
+    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, weights=weights, language="en", text="", codes=()),
                            grades={n: SimpleNamespace(strips=s) for n, s in strips.items()},
                            item=lambda n: evidence[n], engine=SimpleNamespace(rows={}, injection=None))
 
@@ -98,3 +99,15 @@ def test_a_question_of_two_things_also_quotes_an_ambiguous_passage_whose_section
     assert q.parts and _other_parts(req, [1]) == [2]
     req.q = Question.of("Qual o limite de valor para presentes?", "pt", {"limit": 1.0, "valor": 1.0, "present": 1.0})
     assert _other_parts(req, [1]) == []  # one thing asked: the correct passage answers it
+
+
+def test_a_question_about_a_change_quotes_the_passage_stating_it_from_one_value_to_the_other():
+    held = frozenset({"praz", "prestaca", "cont"})
+    rule = Strip("6.1 A prestação de contas deve ser apresentada em até 10 dias úteis.", 0, 0.61, held | {"viag"}, 1)
+    row = Strip("Versão: 3; Alteração: Prazo de prestação de contas reduzido de 30 dias corridos para 10 dias úteis",
+                0, 0.45, held, 2)
+    req = _doc_req("deadline", {1: ("policy", rule.text), 2: ("policy", row.text)}, {1: [rule], 2: [row]}, {})
+    req.q.text = "Como mudou o prazo de prestação de contas entre a versão 2 e a versão 3?"
+    assert [s.text for _, s in _strips(req, [1, 2])] == [rule.text, row.text]
+    req.q.text = "Qual o prazo de prestação de contas?"
+    assert [s.text for _, s in _strips(req, [1, 2])] == [rule.text]
