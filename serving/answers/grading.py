@@ -197,6 +197,8 @@ def features(q: Question, text: str, context: str, dense: float | None,
     holds = _KINDS[q.kind][1] if q.kind is not None else None
     section = holds is not None and q.kind in CONTEXT and holds.search(context) is not None
 
+    coded = set(q.codes) | {t for c in q.codes for t in c.split("-") if t in q.weights}  # "ct-2024-0187", "0187"
+
     def fills(unit: str) -> bool:  # it states the kind of fact asked for ("20 a 30 segundos"), or sits in the
         return holds is not None and (section or holds.search(unit) is not None)  # section that does
 
@@ -208,8 +210,10 @@ def features(q: Question, text: str, context: str, dense: float | None,
             if states.search(u) and not overlaps(u, flagged):
                 own |= said
                 held |= said
-        if own - set(q.codes) and not overlaps(u, flagged):  # it says something of the question itself, not
-            # only its heading or a code (a running header "Contrato CT-2024-0178 - Página 1" is not an answer)
+        said = own - coded
+        if said and not (said <= heading and own & coded) and not overlaps(u, flagged):  # it says something of
+            # the question itself, not only a code and words of its heading (a running header "Contrato
+            # CT-2024-0178 - Confidencial Página 1" is not an answer)
             score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in heading - own))
             scored.append(Strip(u, i, score / total, own | heading))
     best = max((s.score for s in scored), default=0.0)
