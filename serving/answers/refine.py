@@ -41,6 +41,7 @@ NEXT_SHARE = 0.75  # the next numbered clause of a quoted one is quoted when it 
 _CHANGE_ASKED = re.compile(r"(?i)\b(?:mud(?:ou|aram|an[cç]as?)|alter(?:ou|aram|a[cç](?:[aã]o|[oõ]es))|"
                            r"changed?|changes)\b")
 _CHANGE_STATED = re.compile(r"(?i)\bde\s+\d[^;.]{0,40}?\bpara\s+\d|\bfrom\s+\d[^;.]{0,40}?\bto\s+\d")
+_WH = re.compile(r"(?i)\b(?:quando|onde|quem|when|where|who)\b")  # asking words a section heading may answer
 _DIGIT = re.compile(r"\d")  # (and state no number)
 _CLAUSE = re.compile(r"\d+(?:\.\d+)+\s")  # a numbered clause ("3.2 ")
 # not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
@@ -198,10 +199,25 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
             kept.append((n, s))
             covered |= s.held
     kept += _change(req, pool, kept)
+    kept += _headed(req, sources, kept)
     kept = _one_value(req, kept)
     kept += [(n, s) for n, first in kept for s in _clause(req, n, first) if (n, s) not in kept]
     kept += [p for p in _next_clauses(req, kept) if p not in kept]
     return sorted(kept, key=lambda p: (sources.index(p[0]), p[1].position))
+
+
+def _headed(req: Request, sources: list[int], kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """The best strip of each passage whose section heading names the question's asking word ("Onde e quando"
+    for "quando foi a campanha de vacinação?", "Who is eligible" for "who can apply?"): the document says there
+    what the question asks, whatever the share of the question's other words it covers."""
+    asked = {w.casefold() for w in _WH.findall(req.q.text)}
+    out: list[tuple[int, Strip]] = []
+    for n in sources if asked else []:
+        heading = {w.casefold() for w in _WH.findall(req.item(n).section or "")}
+        strips = req.grades[n].strips
+        if asked & heading and strips and not any(m == n for m, _ in kept + out) and len(kept) + len(out) < MAX_STRIPS:
+            out.append((n, max(strips, key=lambda s: s.score)))
+    return out
 
 
 def _change(req: Request, pool: list[tuple[int, Strip]], kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:

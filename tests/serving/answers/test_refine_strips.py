@@ -111,3 +111,19 @@ def test_a_question_about_a_change_quotes_the_passage_stating_it_from_one_value_
     assert [s.text for _, s in _strips(req, [1, 2])] == [rule.text, row.text]
     req.q.text = "Qual o prazo de prestação de contas?"
     assert [s.text for _, s in _strips(req, [1, 2])] == [rule.text]
+
+
+def test_a_passage_whose_heading_names_the_asking_word_is_quoted():
+    held = frozenset({"campanh", "vacin", "grip"})
+    dates = Strip("A campanha de vacinação contra a gripe será realizada de 14 de abril a 30 de maio.", 0, 1.0, held)
+    hours = Strip("A vacinação acontece no ambulatório, das 7h00 às 19h00.", 0, 0.41, frozenset({"vacin"}))
+    goal = Strip("Nossa meta é vacinar 90% dos colaboradores.", 0, 0.5, frozenset({"vacin"}))
+    req = _doc_req(None, {1: ("notice", dates.text), 2: ("notice", hours.text), 3: ("notice", goal.text)},
+                   {1: [dates], 2: [hours], 3: [goal]}, {})
+    sections = {1: "Comunicado", 2: "Onde e quando", 3: "Meta"}
+    item = req.item
+    req.item = lambda n: SimpleNamespace(**{**vars(item(n)), "section": sections[n]})
+    req.q.text = "Quando foi a campanha de vacinação contra a gripe?"
+    assert [s.text for _, s in _strips(req, [1, 2, 3])] == [dates.text, hours.text]
+    req.q.text = "Qual foi a campanha de vacinação contra a gripe?"
+    assert [s.text for _, s in _strips(req, [1, 2, 3])] == [dates.text]
