@@ -50,6 +50,8 @@ STRIP_SHARE = 0.7  # a strip addresses the question when it covers this share of
 
 _CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 _WORD = re.compile(r"[\w][\w-]*")
+# one asking word for two things: "para presentes e para a diligência prévia", "for gifts and for suppliers"
+_BOTH = re.compile(r"\b(para|for|sobre|about|quanto a|as to)\s[^?,;]{2,50}?\s(?:e|and)\s\1\b", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:qual|quais|quem|quanto|quantos|quantas|quando|onde|como|what|which|who|how|when|where)\b"
                    r"|^\s*que\b", re.IGNORECASE)  # "Que empresa faz ... e qual acréscimo ...": two asks
 # a question about what to do ("o que devo fazer se perder o prazo...") asks for a rule, not for the value it names
@@ -147,7 +149,7 @@ class Question:
                        if (said := frozenset(t for m in asks.finditer(text) for t in analyze(m.group(0), language)
                                              if t in weights)))
         return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), kind, vector,
-                   asking, len(_ASKS.findall(text)) > 1, covers=covers)
+                   asking, len(_ASKS.findall(text)) > 1 or _BOTH.search(text) is not None, covers=covers)
 
 
 def _logistic(features: dict[str, float]) -> float:
@@ -195,6 +197,8 @@ def features(q: Question, text: str, context: str, dense: float | None,
     holds = _KINDS[q.kind][1] if q.kind is not None else None
     section = holds is not None and q.kind in CONTEXT and holds.search(context) is not None
 
+    coded = set(q.codes) | {t for c in q.codes for t in c.split("-") if t in q.weights}  # "ct-2024-0187", "0187"
+
     def fills(unit: str) -> bool:  # it states the kind of fact asked for ("20 a 30 segundos"), or sits in the
         return holds is not None and (section or holds.search(unit) is not None)  # section that does
 
@@ -206,8 +210,10 @@ def features(q: Question, text: str, context: str, dense: float | None,
             if states.search(u) and not overlaps(u, flagged):
                 own |= said
                 held |= said
-        if own - set(q.codes) and not overlaps(u, flagged):  # it says something of the question itself, not
-            # only its heading or a code (a running header "Contrato CT-2024-0178 - Página 1" is not an answer)
+        said = own - coded
+        if said and not (said <= heading and own & coded) and not overlaps(u, flagged):  # it says something of
+            # the question itself, not only a code and words of its heading (a running header "Contrato
+            # CT-2024-0178 - Confidencial Página 1" is not an answer)
             score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in heading - own))
             scored.append(Strip(u, i, score / total, own | heading))
     best = max((s.score for s in scored), default=0.0)

@@ -35,6 +35,13 @@ MAX_FOLLOW = 12  # units quoted after a strip that introduces them with a colon
 MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
 SAME_SHARE = 0.9  # a question asking no kind of fact also keeps strips this close that cover no new term
+PARTS_SHARE = 0.7  # a question asking several things keeps strips covering a new term from this share of the best
+NEXT_SHARE = 0.75  # the next numbered clause of a quoted one is quoted when it weighs this share of it
+# a question about how something changed, and a passage stating a change from one value to another
+_CHANGE_ASKED = re.compile(r"(?i)\b(?:mud(?:ou|aram|an[cç]as?)|alter(?:ou|aram|a[cç](?:[aã]o|[oõ]es))|"
+                           r"changed?|changes)\b")
+_CHANGE_STATED = re.compile(r"(?i)\bde\s+\d[^;.]{0,40}?\bpara\s+\d|\bfrom\s+\d[^;.]{0,40}?\bto\s+\d")
+_WH = re.compile(r"(?i)\b(?:quando|onde|quem|when|where|who)\b")  # asking words a section heading may answer
 _DIGIT = re.compile(r"\d")  # (and state no number)
 _CLAUSE = re.compile(r"\d+(?:\.\d+)+\s")  # a numbered clause ("3.2 ")
 # not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
@@ -177,20 +184,52 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
     if not pool:
         return []
     best = max(s.score for _, s in pool)
+    floor = (PARTS_SHARE if req.q.parts else KEEP_SHARE) * best
     kept: list[tuple[int, Strip]] = []
     covered: set[str] = set()
     for n, s in sorted(pool, key=lambda p: (-p[1].score, p[1].values, sources.index(p[0]), p[1].position)):
-        if s.score < KEEP_SHARE * best or len(kept) >= MAX_STRIPS:
+        if s.score < floor or len(kept) >= MAX_STRIPS:
             break
+        if s.score < KEEP_SHARE * best and not s.held - covered:
+            continue  # below the usual share, only another part of the question is worth quoting
         if kept and not s.held - covered and (req.q.kind is not None or s.score < SAME_SHARE * best
                                               or _DIGIT.search(s.text)):
             continue  # a second value (a number, another table row) would compete; else a close second may answer
         if len({m for m, _ in kept} | {n}) <= MAX_SOURCES:
             kept.append((n, s))
             covered |= s.held
+    kept += _change(req, pool, kept)
+    kept += _headed(req, sources, kept)
     kept = _one_value(req, kept)
     kept += [(n, s) for n, first in kept for s in _clause(req, n, first) if (n, s) not in kept]
+    kept += [p for p in _next_clauses(req, kept) if p not in kept]
     return sorted(kept, key=lambda p: (sources.index(p[0]), p[1].position))
+
+
+def _headed(req: Request, sources: list[int], kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """The best strip of each passage whose section heading names the question's asking word ("Onde e quando"
+    for "quando foi a campanha de vacinação?", "Who is eligible" for "who can apply?"): the document says there
+    what the question asks, whatever the share of the question's other words it covers."""
+    asked = {w.casefold() for w in _WH.findall(req.q.text)}
+    out: list[tuple[int, Strip]] = []
+    for n in sources if asked else []:
+        heading = {w.casefold() for w in _WH.findall(req.item(n).section or "")}
+        strips = req.grades[n].strips
+        if asked & heading and strips and not any(m == n for m, _ in kept + out) and len(kept) + len(out) < MAX_STRIPS:
+            out.append((n, max(strips, key=lambda s: s.score)))
+    return out
+
+
+def _change(req: Request, pool: list[tuple[int, Strip]], kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """A question asking how something changed ("como mudou o prazo ... entre a versão 2 e a versão 3?") is
+    answered by the passage stating the change from one value to another ("Prazo ... reduzido de 30 dias corridos
+    para 10 dias úteis"), a revision history's row: the best such strip is quoted, whatever its share, when no
+    kept one states it."""
+    if not _CHANGE_ASKED.search(req.q.text) or len(kept) >= MAX_STRIPS or \
+            any(_CHANGE_STATED.search(s.text) for _, s in kept):
+        return []
+    stated = [p for p in pool if _CHANGE_STATED.search(p[1].text) and p[1].held - set(req.q.codes)]
+    return [max(stated, key=lambda p: p[1].score)] if stated else []
 
 
 def _one_value(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
@@ -224,6 +263,27 @@ def _clause(req: Request, n: int, strip: Strip) -> list[Strip]:
             break  # the clause ends with its paragraph or at the next number
         if held := held_terms(req.q, terms(u, req.q.language)):
             out.append(Strip(u, i, 0.0, held))
+    return out
+
+
+def _next_clauses(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """When the question asks for no kind of fact, the strip right after a quoted numbered clause that opens the
+    next clause of the same section ("7.1 ... aviso prévio de 90 dias." then "7.2 A rescisão sem justa causa antes
+    de 12 meses implicará multa de 20%...") and weighs at least ``NEXT_SHARE`` of it: the clauses of one section
+    state one rule, its conditions and exceptions, and the second is no competing value. A question asking for a
+    kind of fact (a deadline) gets only the clause that states it ("6.3 Os registros são mantidos por 5 anos"
+    would compete with the frequency asked)."""
+    if req.q.kind is not None:
+        return []
+    out = []
+    for n, s in kept:
+        head = _CLAUSE.match(s.text)
+        after = next((t for t in req.grades[n].strips if t.position == s.position + 1), None)
+        if head is None or after is None or after.score < NEXT_SHARE * s.score:
+            continue
+        nxt = _CLAUSE.match(after.text)
+        if nxt is not None and nxt.group(0).rsplit(".", 1)[0] == head.group(0).rsplit(".", 1)[0]:
+            out.append((n, after))
     return out
 
 
@@ -261,6 +321,23 @@ def _subject_missing(req: Request, chosen: list[int]) -> bool:
     return sum(w for t, w in q.weights.items() if q.surface.get(t, t) in missing) / total >= MISSING_SHARE
 
 
+def _other_parts(req: Request, chosen: list[int]) -> list[int]:
+    """For a question asking several things, the ``ambiguous`` items whose section names a question word none of
+    the ``correct`` ones covers ("Dos brindes e presentes" for "que limites de valor a política define para
+    presentes e para a diligência prévia?"): the section is about the other part (its strips still have to weigh
+    enough, ``PARTS_SHARE``); a passage that merely uses the word elsewhere is not."""
+    q = req.q
+    if not q.parts or not chosen or req.grades[chosen[0]].grade != CORRECT:
+        return []
+    missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
+
+    def names(n: int) -> set[str]:
+        return {q.surface.get(t, t) for t in held_terms(q, terms(req.item(n).section or "", q.language))}
+
+    return [n for n in sorted(req.grades, key=lambda n: -req.grades[n].score)
+            if req.grades[n].grade == AMBIGUOUS and missing & names(n) - set(req.grades[n].missing)]
+
+
 def coded_documents(engine: Engine, q: Question) -> set[str]:
     """The documents whose title or file name holds a code the question names ("o contrato CT-2024-0187")."""
     return {d for code in q.codes for d in engine.coded.get(code, ())}
@@ -280,6 +357,7 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
     chosen = [n for n in ranked if req.grades[n].grade == CORRECT] or \
         [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
+    chosen += _other_parts(req, chosen)
     if coded and not req.q.parts:  # a document the question names by its code answers, not one that cites it
         chosen = [n for n in chosen if req.item(n).document_id in coded] or chosen
     if not chosen:

@@ -90,3 +90,17 @@ def test_a_short_plural_stem_of_the_question_is_held_by_its_singular():
     q = _q("Em quanto tempo o hospital paga as notas fiscais dos fornecedores?")
     g = grade(q, "O prazo padrão é de 30 dias após o recebimento da nota fiscal correta.", "FAQ", dense=0.6)
     assert "fiscais" not in g.missing and "paga" in g.missing
+
+
+def test_one_asking_word_for_two_things_asks_two_parts():
+    assert _q("Quais limites de valor a política define para presentes e para a diligência prévia?").parts
+    assert Question.of("Which limits apply for gifts and for suppliers?", "en", {"limit": 1.0}).parts
+    assert not _q("Qual o prazo para a prestação de contas e o reembolso?").parts
+
+
+def test_a_running_header_naming_the_code_and_words_of_the_title_is_no_strip():
+    q = _q("Quais são os honorários do contrato CT-2023-0091?")
+    text = ("Contrato CT-2023-0091 - Confidencial Página 1\n\n"
+            "3.1 Honorários fixos de R$ 420.000,00, pagos em 8 parcelas mensais.")
+    g = grade(q, text, "Contrato de Consultoria Estratégica nº CT-2023-0091 CLÁUSULA 3ª", dense=0.6)
+    assert [s.text for s in g.strips] == ["3.1 Honorários fixos de R$ 420.000,00, pagos em 8 parcelas mensais."]
