@@ -130,6 +130,7 @@ def extract(text: str) -> set[Fact]:
     for m in _PERCENT.finditer(folded):
         facts.add(Fact("percent", _num(number(m.group(1)))))
     folded = _PERCENT.sub(" ", folded)
+    folded = re.sub(r"(?<![\d:])(\d{1,2})h00\b", r"\1h", folded)  # a clock hour "7h00" is "7h"
     folded = re.sub(r"(\d)(h|min|s|km|kg|mg|ml)\b", r"\1 \2", folded)
     for m in _RANGE.finditer(folded):  # "20 a 30 segundos": the first number has the second's unit
         unit = UNITS.get(m.group(3))

@@ -26,6 +26,7 @@ def test_the_same_fact_written_two_ways_compares_equal(a, b):
 
 def test_a_range_gives_both_ends_their_unit_and_other_values_differ():
     assert extract("De 20 a 30 segundos") == {Fact("qty:s", "20"), Fact("qty:s", "30")}
+    assert extract("das 7h00 às 19h00") == extract("das 7h às 19h") == {Fact("qty:h", "7"), Fact("qty:h", "19")}
     assert extract("24 horas") != extract("72 horas")
     assert extract("R$ 120,00") != extract("US$ 120,00")
 
