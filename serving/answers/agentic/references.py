@@ -75,8 +75,10 @@ def _long(key: str) -> bool:
 
 def names(text: str, title: str, key: str | None = None, folded: str | None = None) -> bool:
     """Does ``text`` name the document titled ``title``: a long title folded, a short one only as written,
-    capitalised ("M. Ward", "Charmed")?"""
-    key = title_key(title) if key is None else key
+    capitalised ("M. Ward", "Charmed")? Without ``key``, the title without its disambiguation counts too."""
+    if key is None:
+        plain = plain_title(title)
+        return names(text, title, title_key(title), folded) or (plain != title and names(text, plain, None, folded))
     if _long(key):
         return f" {key} " in (folded if folded is not None else f" {title_key(text)} ")
     return _named(title, text)
