@@ -50,6 +50,10 @@ class Directory:
     def __init__(self, engine: Engine, readable: np.ndarray) -> None:
         self.docs = {d.document_id: d for d in _all_documents(engine) if readable[d.rows[0]]}
         self.titles = {title_key(d.title): d.document_id for d in self.docs.values()}
+        self.shared: dict[str, set[str]] = {}  # a title several documents bear (the passages of one article)
+        for d in self.docs.values():
+            self.shared.setdefault(title_key(d.title), set()).add(d.document_id)
+        self.shared = {key: docs for key, docs in self.shared.items() if len(docs) > 1}
         # a title's disambiguation ("Bethel University (Minnesota)") is not written where the document is named
         names: dict[str, list[str]] = {}
         for d in self.docs.values():

@@ -62,12 +62,26 @@ def find(text: str, titles: dict[str, str] | None = None) -> list[Reference]:
         if titles:
             folded = f" {title_key(sentence)} "
             for key, title in titles.items():
-                if len(key) >= 12 or (" " in key and len(key) >= 8):
-                    if f" {key} " in folded:
-                        found.setdefault(("title", key), Reference("title", key, title, sentence))
-                elif _named(title, sentence):  # a short title only as written, capitalised ("M. Ward", "Charmed")
-                    found.setdefault(("title", key), Reference("title", key, plain_title(title), sentence))
+                if names(sentence, title, key, folded):
+                    long = _long(key)
+                    found.setdefault(("title", key), Reference("title", key, title if long else plain_title(title),
+                                                               sentence))
     return list(found.values())
+
+
+def _long(key: str) -> bool:
+    return len(key) >= 12 or (" " in key and len(key) >= 8)
+
+
+def names(text: str, title: str, key: str | None = None, folded: str | None = None) -> bool:
+    """Does ``text`` name the document titled ``title``: a long title folded, a short one only as written,
+    capitalised ("M. Ward", "Charmed")? Without ``key``, the title without its disambiguation counts too."""
+    if key is None:
+        plain = plain_title(title)
+        return names(text, title, title_key(title), folded) or (plain != title and names(text, plain, None, folded))
+    if _long(key):
+        return f" {key} " in (folded if folded is not None else f" {title_key(text)} ")
+    return _named(title, text)
 
 
 def plain_title(title: str) -> str:

@@ -248,7 +248,8 @@ class Workflow:
             return self._annex_search(terms, origin, depth)
         elif ref.kind == "title":
             targets = [self.box.directory.titles[ref.key]]
-            if targets[0] in read or targets[0] == origin:
+            # a title borne by a document read already (or by the one naming it) leads nowhere new
+            if (self.box.directory.shared.get(ref.key, set()) | {targets[0]}) & (read | {origin}):
                 return False
             if self._best_in(targets[0], terms, depth):
                 self.out.bridged.append(targets[0])

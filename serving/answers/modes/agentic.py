@@ -154,7 +154,8 @@ def _unflagged(request: ModeRequest, out: Retrieved) -> list[tuple[str, str]]:
 def _bridge_answer(request: ModeRequest, out: Retrieved, bridged: list[str]) -> str | None:
     """A question whose answer lies in a document named by the first one ("the singer of album X was born
     where?"): the sentence of the other documents that best covers the question, then the sentence of a document
-    reached through its title that best covers the question's terms the first sentence leaves out."""
+    reached through its title, and named in that first sentence, that best covers the question's terms the first
+    sentence leaves out."""
     language = language_of(request.question)
     weights = request.engine.relevance.weights(request.question, language)
     doc_of = {e.n: e.document_id for e in out.evidence if e.n is not None}
@@ -166,9 +167,13 @@ def _bridge_answer(request: ModeRequest, out: Retrieved, bridged: list[str]) -> 
     if first is None or first[0] <= 0:
         return None
     n1, u1, covered = units[-first[1]]
+    # the bridge is a document the first sentence names; else the question had no bridge to cross (one passage
+    # of many under one title names another in passing) and the graded composition answers it
+    named = {doc_of.get(s.n) for s in out.sources if doc_of.get(s.n) in bridged
+             and references.names(u1, s.title)}
     left = {t: w for t, w in weights.items() if t not in covered}
     second = max(((sum(left[t] for t in ts & left.keys()), sum(weights[t] for t in ts), -i)
-                  for i, (n, _, ts) in enumerate(units) if doc_of.get(n) in bridged), default=None)
+                  for i, (n, _, ts) in enumerate(units) if doc_of.get(n) in named), default=None)
     if second is None or second[1] <= 0:
         return None
     n2, u2, _ = units[-second[2]]

@@ -11,7 +11,7 @@ import pytest
 from serving.answers.agentic.compare_read import sides
 from serving.answers.agentic.comparison import compare, quantities, render
 from serving.answers.agentic.directory import Directory
-from serving.answers.agentic.references import find, title_key
+from serving.answers.agentic.references import find, names, title_key
 from serving.answers.agentic.trace import Budget, Trace
 from serving.answers.routing import comparison, compound
 
@@ -119,6 +119,23 @@ def test_a_title_is_found_without_its_disambiguation():
     [ref] = find("He is the head coach at Bethel University in Arden Hills.", directory.title_map())
     assert directory.titles[ref.key] == "Bethel University (Minnesota)"
 
+
+
+def test_passages_under_one_title_are_known_as_one_article():
+    """A title several passages bear (a Q&A corpus split by paragraph) names no one of them: following it from
+    one passage reads nothing new."""
+    ids = ["ciencia-p0", "ciencia-p1", "ufms-p0"]
+    titles = ["CIENCIA_DA_COMPUTACAO", "CIENCIA_DA_COMPUTACAO", "UFMS"]
+    index = SimpleNamespace(titles=titles, paths=[f"{d}.txt" for d in ids], texts=["..."] * 3,
+                            doc_types=["article"] * 3)
+    engine = SimpleNamespace(index=index, documents={d: [row] for row, d in enumerate(ids)},
+                             catalog=SimpleNamespace(rows={}))
+    directory = Directory(engine, np.ones(3, dtype=bool))
+    assert directory.shared == {"ciencia_da_computacao": {"ciencia-p0", "ciencia-p1"}}
+    assert names("Turing is regarded as the father of theoretical computer science.", "Alan Turing") is False
+    assert names("Alan Turing was born in Maida Vale.", "Alan Turing (mathematician)")
+    assert names("Desde 1979 a UFMS vem participando do ensino.", "UFMS")
+    assert not names("A ufms vem participando do ensino.", "UFMS")  # a short title only as written
 
 BACKUP = ("Para o ERP o objetivo de ponto de recuperação (RPO) é de 15 minutos e o objetivo de tempo de recuperação "
           "(RTO) é de 4 horas.\n\nPara os demais sistemas, RPO de 24 horas e RTO de 8 horas.")
