@@ -7,6 +7,9 @@ from __future__ import annotations
 import atexit
 import logging
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -30,6 +33,19 @@ class WorkerDied(LakeragError):
 
 def _ready() -> bool:
     return True
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Worker initializer: the worker ends within a second or two of the process that started it. A parent
+    killed outright (SIGKILL, the OOM killer, a crashed scheduler task) runs no clean-up, and the worker holds
+    both ends of its own work queue, so it would otherwise wait for work for ever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="lakerag-parent-watch", daemon=True).start()
 
 
 class Watchdog:
@@ -62,7 +78,8 @@ class Watchdog:
 
     def _worker(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_exit_with_parent, initargs=(os.getpid(),))
             self._pool.submit(_ready).result()  # start-up (imports) is not counted against a call's bound
         return self._pool
 

@@ -34,3 +34,44 @@ def test_a_call_that_kills_its_worker_is_reported_and_survived():
 
 def test_zero_means_in_process():
     assert Watchdog(0).run(os.getpid) == os.getpid()
+
+
+_PARENT = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+from transforms.watchdog import Watchdog
+watchdog = Watchdog(30.0)
+print(watchdog.run(os.getpid), flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie awaiting its reaper counts as gone
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[-1][:1] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_parent_killed_outright_leaves_no_worker_behind():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT.format(root=root)], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(parent.stdout.readline())
+        assert worker != parent.pid and _alive(worker)
+    finally:
+        parent.kill()  # SIGKILL: no atexit, no executor shutdown
+        parent.wait()
+    deadline = time.monotonic() + 30
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(worker), "the watchdog's worker outlived the process that started it"
