@@ -86,7 +86,9 @@ QUESTION_FIELDS = (
 )
 # Optional fields, written only when a question has them: gold key facts for the answer judge, the documents a
 # multi-hop question must read (the agentic seed's format) with its step budget, and the governance "today".
-OPTIONAL_QUESTION_FIELDS = ("facts", "must_read", "max_steps", "as_of")
+OPTIONAL_QUESTION_FIELDS = ("facts", "must_read", "max_steps", "as_of", "split")
+# dev: every rule, weight and threshold is fitted here; test: frozen, only measured (about a third per kind).
+QUESTION_SPLITS = {"dev", "test"}
 QUESTION_KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
 
 # ------------------------------------------------------------------------------------------------------------
@@ -944,6 +946,9 @@ def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
             raise SystemExit(f"{qid}: an unanswerable question has kind 'refusal' and no relevant paths")
         if answerable and (not paths or kind == "refusal"):
             raise SystemExit(f"{qid}: an answerable question needs relevant paths and a non-refusal kind")
+        split = item.get("split")
+        if split not in QUESTION_SPLITS:
+            raise SystemExit(f"{qid}: split must be one of {sorted(QUESTION_SPLITS)} (a frozen assignment), not {split!r}")
         question = " ".join(str(item["question"]).split())
         if question in seen:
             raise SystemExit(f"{qid}: duplicate question")
@@ -968,6 +973,7 @@ def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
             "must_read": [document_id_for(p) for p in must_read],
             "max_steps": 12 if must_read else None,
             "as_of": REFERENCE_DATE.isoformat() if kind == "governance" else None,
+            "split": split,
         }
         out[-1].update({k: v for k, v in extra.items() if v})
         assert tuple(out[-1])[: len(QUESTION_FIELDS)] == QUESTION_FIELDS

@@ -31,7 +31,7 @@ FIELDS = (
     "answerable",
     "kind",
 )
-OPTIONAL = {"facts", "must_read", "max_steps", "as_of"}  # the answer judge's gold facts, multi-hop reading lists
+OPTIONAL = {"facts", "must_read", "max_steps", "as_of", "split"}  # the answer judge's gold facts, multi-hop reading lists
 KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
 
 
