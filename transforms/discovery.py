@@ -1,7 +1,9 @@
-"""Scan a source folder: one entry per file, hashed (reusing the manifest's hash when size and mtime match)."""
+"""Scan a source folder: one entry per file, hashed (reusing the manifest's hash only when the very same file is
+there: same device, inode, size, mtime and ctime, reached by the same path)."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Iterator
@@ -34,6 +36,7 @@ class ScanEntry:
     detected_type: str | None = None
     error: DocumentError | None = None
     target_relpath: str | None = None
+    file_identity: str | None = None
 
     @property
     def acl_relpath(self) -> str:
@@ -46,7 +49,7 @@ class ScanEntry:
         return real.with_name(real.name + SIDECAR_SUFFIX)
 
 
-Known = dict[str, tuple[int, datetime, str]]  # relpath -> (size, modified_at, content_hash)
+Known = dict[str, tuple[str, str]]  # relpath -> (file_identity, content_hash) of the manifest's current version
 
 LEAVES_SOURCE = "symlink leaves the source folder"
 NOT_FOLLOWED = "symlink not followed (LAKERAG_FOLLOW_SYMLINKS is off)"
@@ -111,6 +114,14 @@ def _walk(source: Path, follow: bool) -> Iterator[tuple[Path, DocumentError | No
             yield path, None
 
 
+def file_identity(stat: os.stat_result, opened: str) -> str:
+    """What must match for a stored hash to be reused: the same inode on the same device, unchanged (size,
+    mtime and ctime: ``os.utime`` can set mtime back, never ctime), reached by the same path. Hashed, so no path
+    (nor a name in it) is stored."""
+    key = f"{stat.st_dev}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{opened}"
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
 def _entry(path: Path, relpath: str, known: Known, max_bytes: int, root: Path, limits: ContainerLimits
            ) -> ScanEntry:
     stat = path.stat()
@@ -130,12 +141,10 @@ def _entry(path: Path, relpath: str, known: Known, max_bytes: int, root: Path, l
         detected = detect_type(path, stat.st_size, limits)
     except DocumentError as exc:
         return _with(base, error=exc)
+    identity = file_identity(stat, target)
     previous = known.get(relpath)
-    if previous and previous[0] == stat.st_size and previous[1] == modified:
-        digest = previous[2]
-    else:
-        digest = sha256_file(path)
-    return _with(base, content_hash=digest, detected_type=detected)
+    digest = previous[1] if previous and previous[0] == identity else sha256_file(path)
+    return _with(base, content_hash=digest, detected_type=detected, file_identity=identity)
 
 
 def _with(entry: ScanEntry, **changes: object) -> ScanEntry:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -75,3 +76,65 @@ def test_special_files_are_never_opened(tmp_path):
     reasons = _reasons(scan_source(source, {}, 10**9))
     assert reasons["pipe.txt"].startswith("not a regular file")
     assert reasons["ok.md"] is None
+
+
+SECRET = "# Faixas salariais\n\nAnalista: Mínimo 4.600,00; Máximo 5.800,00.\n"
+
+
+def _same_size_public(size: int) -> str:
+    text = "# Relatório público\n\nTexto público do relatório."
+    return text + " " * (size - len(text.encode("utf-8")) - 1) + "\n"
+
+
+def _swap_link_for_file(link: Path) -> None:
+    """What the issue's attacker does: replace the link by a public file of the target's size and mtime."""
+    target = link.resolve()
+    size, mtime = target.stat().st_size, target.stat().st_mtime_ns
+    link.unlink()
+    link.write_text(_same_size_public(size), encoding="utf-8")
+    os.utime(link, ns=(mtime, mtime))
+    assert link.stat().st_size == size and link.stat().st_mtime_ns == mtime
+
+
+def test_a_link_replaced_by_a_same_size_same_mtime_file_is_read_again(tmp_path, settings_for):
+    source = tmp_path / "source"
+    (source / "RH").mkdir(parents=True)
+    shutil.copy(SAMPLE / ".lakerag.yaml", source / ".lakerag.yaml")
+    (source / "RH" / "faixas.md").write_text(SECRET, encoding="utf-8")
+    (source / "Diversos").mkdir()
+    link = source / "Diversos" / "relatorio.md"
+    link.symlink_to(Path("..") / "RH" / "faixas.md")
+    settings = settings_for(source, follow_symlinks=True, ocr=False, embedding_model="wordllama")
+    run_index(settings)
+    paths = LakePaths(settings.home)
+
+    def current() -> dict:
+        docs = pq.read_table(paths.table("documents")).to_pylist()
+        return next(d for d in docs if d["is_current"] and d["path"] == "Diversos/relatorio.md")
+
+    assert current()["access_groups"] == ["rh"]
+    _swap_link_for_file(link)
+    run_index(settings)
+    row = current()
+    assert row["access_groups"] == ["public"]
+    assert row["content_hash"] == hashlib.sha256(link.read_bytes()).hexdigest()  # the new file's bytes, read again
+    chunks = pq.read_table(paths.table("chunks")).to_pylist()
+    public_text = " ".join(c["text"] for c in chunks if c["document_id"] == row["document_id"])
+    assert "Texto público" in public_text and "4.600,00" not in public_text
+
+
+def test_a_file_replaced_in_place_with_the_same_size_and_mtime_is_hashed_again(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    note = source / "nota.md"
+    note.write_text("# Nota\n\nversão A\n", encoding="utf-8")
+    first = {e.relpath: e for e in scan_source(source, {}, 10**9)}["nota.md"]
+    known = {"nota.md": (first.file_identity, first.content_hash)}
+    assert scan_source(source, known, 10**9)[0].content_hash == first.content_hash  # untouched: reused
+    mtime = note.stat().st_mtime_ns
+    replacement = source / "nota.tmp"
+    replacement.write_text("# Nota\n\nversão B\n", encoding="utf-8")
+    os.utime(replacement, ns=(mtime, mtime))
+    os.replace(replacement, note)  # same path, size and mtime; another inode
+    again = scan_source(source, known, 10**9)[0]
+    assert again.content_hash == hashlib.sha256(note.read_bytes()).hexdigest() != first.content_hash

@@ -30,8 +30,8 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     config = load_folder_config(ctx.settings.folders_config_path())
     documents = read_table(paths.table("documents"), s.DOCUMENTS)
     current = documents.filter(documents["is_current"]).to_pylist()
-    known = {r[s.PATH]: (r["size_bytes"], r["modified_at"], r[s.CONTENT_HASH])
-             for r in current if r[s.CONTENT_HASH] and r[s.STATUS] != s.STATUS_DELETED}
+    known = {r[s.PATH]: (r[s.FILE_IDENTITY], r[s.CONTENT_HASH])
+             for r in current if r[s.CONTENT_HASH] and r[s.FILE_IDENTITY] and r[s.STATUS] != s.STATUS_DELETED}
     ingest = ctx.settings.ingest
     limits = ContainerLimits(ingest.max_unzipped_bytes, ingest.max_zip_members, ingest.max_zip_ratio)
     entries = scan_source(ctx.settings.source, known, ingest.max_file_bytes, follow_symlinks=ingest.follow_symlinks,
