@@ -24,7 +24,7 @@ from lakehouse.paths import LakePaths
 from lakehouse.purge import Matcher, content_files, drop_matching_rows, drop_rows, redact_rows, remove
 from lakehouse.runs import home_lock
 from lakehouse.settings import Settings
-from lakehouse.snapshots import current_id, drop, list_snapshots, snapshot_dir
+from lakehouse.snapshots import current_id, drop, finish_drops, list_snapshots, snapshot_dir
 from lakehouse.storage import read_table
 from lakehouse.sweep import mentioning_files, mentions_any, sweep
 from transforms.purge import caches
@@ -137,7 +137,9 @@ def erase(settings: Settings, plan: ErasurePlan, requested_by: str, request_id: 
                           *plan.erased_paths])
     with home_lock(paths):
         refuse_if_busy(paths)
+        interrupted = finish_drops(paths)  # a crash mid-drop left erased data aside: finish it first
         removed = _rewrite_tables(paths, plan, names) + _content(paths, plan, names)
+        removed["interrupted_drops"] += interrupted
         run_id, published = republish(settings)
         dropped = [m["id"] for m in list_snapshots(paths) if m["id"] != current_id(paths)
                    and mentions_any(snapshot_dir(paths, m["id"]), everything)]
