@@ -201,23 +201,22 @@ def display_relpath(relpath: str) -> str:
     return normalize_relpath(os.fsencode(relpath).decode("utf-8", "replace"))
 
 
-def locate(source: Path, relpath: str) -> Path | None:
-    """The file under ``source`` whose stored path is ``relpath``: the bytes on disk are opened as they are
-    (a macOS NFD name, or a Latin-1 one), while tables compare paths in one normal form."""
-    direct = source / PurePosixPath(relpath)
-    if direct.exists():
-        return direct
-    current = source
+def locate(source: Path, relpath: str) -> list[Path]:
+    """The files under ``source`` whose stored path is ``relpath``: the bytes on disk are opened as they are
+    (a macOS NFD name, or a Latin-1 one), while tables compare paths in one normal form. Several when names
+    differ only in normal form (NFC/NFD twins); the caller keeps the one whose bytes have the planned hash."""
+    found = [source]
     for part in PurePosixPath(relpath).parts:
-        try:
-            names = sorted(os.listdir(current))
-        except OSError:
-            return None
-        match = next((name for name in names if display_relpath(name) == part), None)
-        if match is None:
-            return None
-        current = current / match
-    return current
+        found = [folder / name for folder in found for name in _names(folder) if display_relpath(name) == part]
+    direct = source / PurePosixPath(relpath)
+    return sorted(found, key=lambda p: p != direct)
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
 
 
 def _twins(entries: list[ScanEntry]) -> list[ScanEntry]:
