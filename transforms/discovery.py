@@ -44,6 +44,7 @@ class ScanEntry:
     error: DocumentError | None = None
     target_relpath: str | None = None
     file_identity: str | None = None
+    hard_links: int = 1  # st_nlink: above one, the same bytes may sit in a folder with other groups
 
     @property
     def acl_relpath(self) -> str:
@@ -58,6 +59,7 @@ class ScanEntry:
 
 Known = dict[str, tuple[str, str]]  # relpath -> (file_identity, content_hash) of the manifest's current version
 
+_CONFIG_NAMES = {".lakerag.yaml"}  # the folder configuration, read by its own loader
 LEAVES_SOURCE = "symlink leaves the source folder"
 NOT_FOLLOWED = "symlink not followed (LAKERAG_FOLLOW_SYMLINKS is off)"
 SWAPPED = "changed while being scanned: a link took the place of a file or folder on its path (read next run)"
@@ -87,7 +89,7 @@ def _link_problem(link: Path, root: Path, follow: bool) -> DocumentError | None:
     return None if follow else DocumentError(NOT_FOLLOWED, stage="discover")
 
 
-def _walk(source: Path, follow: bool) -> Iterator[tuple[Path, DocumentError | None]]:
+def _walk(source: Path, follow: bool, hidden: list[str]) -> Iterator[tuple[Path, DocumentError | None]]:
     """Yield files under ``source`` and the links that must not be taken, never leaving the folder or looping.
 
     Symlinks (to files or folders) are taken only when ``follow`` is set and their target resolves inside the
@@ -101,6 +103,7 @@ def _walk(source: Path, follow: bool) -> Iterator[tuple[Path, DocumentError | No
             child = current / name
             if name.startswith("."):
                 dirnames.remove(name)
+                hidden.append((child.relative_to(source) / "").as_posix())
                 continue
             if child.is_symlink():
                 problem = _link_problem(child, root, follow)
@@ -116,7 +119,10 @@ def _walk(source: Path, follow: bool) -> Iterator[tuple[Path, DocumentError | No
             visited.add(real)
         dirnames.sort()
         for name in sorted(filenames):
-            if name.startswith(".") or name.endswith(SIDECAR_SUFFIX):
+            if name.endswith(SIDECAR_SUFFIX) or (current == source and name in _CONFIG_NAMES):
+                continue
+            if name.startswith("."):
+                hidden.append((current / name).relative_to(source).as_posix())
                 continue
             path = current / name
             if path.is_symlink() or not _inside(path.parent.resolve(), root):
@@ -188,7 +194,8 @@ def _entry(path: Path, relpath: str, known: Known, max_bytes: int, source: Path,
         identity = file_identity(stat, target)
         previous = known.get(relpath)
         digest = previous[1] if previous and previous[0] == identity else sha256_handle(handle)
-        return _with(base, content_hash=digest, detected_type=detected, file_identity=identity)
+        return _with(base, content_hash=digest, detected_type=detected, file_identity=identity,
+                     hard_links=stat.st_nlink)
 
 
 def _with(entry: ScanEntry, **changes: object) -> ScanEntry:
@@ -236,10 +243,11 @@ def _twins(entries: list[ScanEntry]) -> list[ScanEntry]:
 
 
 def scan_source(source: Path, known: Known, max_bytes: int, follow_symlinks: bool = False,
-                limits: ContainerLimits | None = None) -> list[ScanEntry]:
+                limits: ContainerLimits | None = None, hidden: list[str] | None = None) -> list[ScanEntry]:
     """Every file under ``source`` with its hash and type, or the reason it must be quarantined.
 
     The source folder is a permission boundary: nothing outside it is read, whatever links point there.
+    Hidden files and folders (a name starting with '.') are never read; their paths are appended to ``hidden``.
     """
     if not source.is_dir():
         raise SourceError(f"source folder not found or not a folder: {source}")
@@ -247,7 +255,7 @@ def scan_source(source: Path, known: Known, max_bytes: int, follow_symlinks: boo
         raise SourceError(f"source folder is not readable: {source}")
     entries = []
     limits = limits or ContainerLimits()
-    for path, problem in _walk(source, follow_symlinks):
+    for path, problem in _walk(source, follow_symlinks, hidden if hidden is not None else []):
         relpath = display_relpath(path.relative_to(source).as_posix())
         if problem is not None:
             entries.append(ScanEntry(relpath=relpath, abspath=path, error=problem))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -238,3 +239,27 @@ def test_a_link_swapped_in_after_the_walk_is_refused_or_read_as_the_target(flipp
         assert entry.content_hash == secret_hash and entry.acl_relpath == "RH/faixas.md"
     else:
         assert entry.content_hash is None and str(entry.error) == discovery.SWAPPED
+
+
+def test_the_run_record_lists_group_changes_hard_links_and_hidden_files(tmp_path, settings_for):
+    source = tmp_path / "source"
+    (source / "Contratos").mkdir(parents=True)
+    (source / ".lakerag.yaml").write_text("default_groups: [public]\naccess:\n  - prefix: Contratos/\n"
+                                          "    groups: [legal]\n", encoding="utf-8")
+    contract = source / "Contratos" / "ct.md"
+    contract.write_text("# Contrato\n\ncláusula\n", encoding="utf-8")
+    sidecar = source / "Contratos" / "ct.md.meta.yaml"
+    sidecar.write_text("groups: [diretoria]\n", encoding="utf-8")
+    (source / ".oculto.md").write_text("# Oculto\n\ntexto\n", encoding="utf-8")
+    settings = settings_for(source, ocr=False, embedding_model="wordllama")
+    run_index(settings)
+    sidecar.unlink()  # the widening: diretoria -> legal
+    os.link(contract, source / "copia.md")
+    run_index(settings)
+    paths = LakePaths(settings.home)
+    last = sorted(p for p in paths.runs.iterdir() if p.is_dir())[-1]
+    record = json.loads((last / "run.json").read_text(encoding="utf-8"))
+    lines = "\n".join(record["errors"])
+    assert "Contratos/ct.md: access groups changed from [diretoria] to [legal]" in lines
+    assert "copia.md: 2 hard links" in lines and "Contratos/ct.md: 2 hard links" in lines
+    assert "1 hidden files or folders skipped" in lines and ".oculto.md" in lines and ".lakerag.yaml" not in lines
