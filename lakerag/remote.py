@@ -45,8 +45,22 @@ def _post(url: str, path: str, body: dict, api_key: str | None, timeout: float) 
 
 
 def query(url: str, question: str, mode: str, top_k: int, api_key: str | None = None,
-          timeout: float = 120) -> dict:
-    return _post(url, "/v1/query", {"question": question, "mode": mode, "top_k": top_k}, api_key, timeout)
+          timeout: float = 120, conversation_id: str | None = None) -> dict:
+    body = {"question": question, "mode": mode, "top_k": top_k}
+    if conversation_id:
+        body["conversation_id"] = conversation_id
+    return _post(url, "/v1/query", body, api_key, timeout)
+
+
+def conversation(url: str, questions: list[str], mode: str, top_k: int, api_key: str | None = None,
+                 conversation_id: str | None = None) -> dict:
+    """Each question in turn, each continuing the conversation of the one before (the first continues
+    ``conversation_id`` when given); the last answer."""
+    body: dict = {}
+    for question in questions:
+        body = query(url, question, mode, top_k, api_key, conversation_id=conversation_id)
+        conversation_id = body.get("conversation_id") or conversation_id
+    return body
 
 
 def search(url: str, question: str, method: str, top_k: int, api_key: str | None = None,
@@ -68,6 +82,10 @@ def print_answer(body: dict[str, Any]) -> None:
         print(f"  [{c['n']}] {c['title']} ({c['path']}) {where}")
     for w in body.get("warnings", []):
         print(f"warning: {w}")
+    if body.get("rewritten_question"):
+        print(f"searched as: {body['rewritten_question']}")
+    if body.get("conversation_id"):
+        print(f"follow up with: --conversation-id {body['conversation_id']}")
 
 
 def print_hits(body: dict[str, Any]) -> None:
