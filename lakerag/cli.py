@@ -180,7 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
-_RESUME = {"index": "run the same command again to resume this run (the published snapshot is unchanged)",
+_RESUME = {"index": "run the same command again to resume this run: work already done is kept, and the "
+                    "published snapshot is unchanged",
            "eval": "run the same command again: the indexes built so far are cached"}
 
 

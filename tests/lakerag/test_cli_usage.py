@@ -131,8 +131,8 @@ def test_ctrl_c_during_indexing_says_how_to_resume(tmp_path):
     _, rest = process.communicate(timeout=60)
     assert process.returncode == 130
     last = rest.strip().splitlines()[-1]
-    assert last == ("lakerag: interrupted; run the same command again to resume this run (the published snapshot "
-                    "is unchanged)")
+    assert last == ("lakerag: interrupted; run the same command again to resume this run: work already done is "
+                    "kept, and the published snapshot is unchanged")
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 0
     assert "resuming the interrupted run run_" in again.stderr
