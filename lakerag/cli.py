@@ -172,7 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LakeragError as exc:
         print(f"lakerag: error: {exc}", file=sys.stderr)
     except KeyboardInterrupt:
-        print(f"\nlakerag: interrupted; {_RESUME.get(args.command, 'nothing was changed by halves')}", file=sys.stderr)
+        hint = _RESUME.get(args.command)
+        print(f"\nlakerag: interrupted{'; ' + hint if hint else ''}", file=sys.stderr)
         return 130
     except Exception as exc:
         if not _invalid_setting(exc):

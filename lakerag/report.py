@@ -40,7 +40,7 @@ def status(settings: Settings) -> dict:
 def print_status(data: dict) -> None:
     from rich.console import Console
 
-    console = Console()
+    console = Console(soft_wrap=True)  # whole lines in a pipe or a file
     docs = data["documents"]
     console.print(f"[bold]lakehouse[/] {data['home']}")
     console.print(f"documents: {docs['active']} active, {docs['deleted']} deleted, "
@@ -121,7 +121,7 @@ def reconciled_lines(record: RunRecord, paths: LakePaths) -> list[str]:
 def print_hits(hits: list, timings: dict[str, float]) -> None:
     from rich.console import Console
 
-    console = Console()
+    console = Console(soft_wrap=True)
     if not hits:
         console.print("no results (nothing readable by these groups matched)")
     for rank, hit in enumerate(hits, start=1):
