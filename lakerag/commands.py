@@ -148,7 +148,14 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(answer))
     else:
-        print_answer(answer)
+        if sys.stdout.isatty():
+            print_answer(answer)  # rich: the status in colour, lines folded to the terminal
+        else:  # a pipe or a file: whole lines, as --server prints them
+            import msgspec
+
+            from lakerag import remote
+
+            remote.print_answer(msgspec.to_builtins(answer), server=False)
         print_follow_up(args.follow_up, answer.rewritten_question)
     return 0
 

@@ -72,19 +72,23 @@ def dumps(body: dict) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
-def print_answer(body: dict[str, Any]) -> None:
+def print_answer(body: dict[str, Any], server: bool = True) -> None:
+    """An answer as plain, whole lines (the API's JSON, or an in-process answer converted to it)."""
     print(f"{body['status']} · mode {body['mode_used']} · {body['generator']} · snapshot {body['snapshot_id']} · "
-          f"{body.get('timings', {}).get('total_ms', 0):.0f} ms (server)")
+          f"{body.get('timings', {}).get('total_ms', 0):.0f} ms{' (server)' if server else ''}")
     print(body["answer"])
     for c in body.get("citations", []):
         pages = f"p. {', '.join(map(str, c.get('pages') or []))}" if c.get("pages") else ""
         where = " — ".join(x for x in (c.get("section"), pages) if x)
         print(f"  [{c['n']}] {c['title']} ({c['path']}) {where}")
+    for s in body.get("suggestions", []):
+        owners = ", ".join(x for x in (s.get("department"), s.get("responsible")) if x)
+        print(f"  → {s['title']} ({owners})")
     for w in body.get("warnings", []):
         print(f"warning: {w}")
-    if body.get("rewritten_question"):
+    if server and body.get("rewritten_question"):
         print(f"searched as: {body['rewritten_question']}")
-    if body.get("conversation_id"):
+    if server and body.get("conversation_id"):  # an in-process conversation ends with the command
         print(f"follow up with: --conversation-id {body['conversation_id']}")
 
 

@@ -72,3 +72,16 @@ def test_a_server_conversation_continues_with_its_id(contracts, fast_model, caps
         assert main(["query", FOLLOW_UP, "--mode", "basic", "--server", server.url,
                      "--conversation-id", "no-such-conversation"]) == 2
         assert "conversation_id: no such conversation" in capsys.readouterr().err
+
+
+def test_an_answer_in_a_pipe_is_whole_lines_like_the_servers(contracts, fast_model, capsys):
+    source, home = contracts
+    question = "Qual o valor mensal do contrato CT-2024-0187 de limpeza hospitalar das alas de internação?"
+    assert main(["query", question, "--mode", "basic", "--home", str(home)]) == 0
+    local = capsys.readouterr().out.splitlines()
+    cited = re.compile(r"  \[\d\] Contrato CT-2024-0187 - Limpeza hospitalar \(Contratos/ct-2024-0187\.md\) 2\. Valor")
+    assert any(cited.fullmatch(line) for line in local), local  # not folded at 80 columns
+    with serve(settings_for(home, source)) as server:
+        assert main(["query", question, "--mode", "basic", "--server", server.url]) == 0
+        remote = capsys.readouterr().out.splitlines()
+    assert local[1:3] == remote[1:3]  # the same answer and citation lines either way
