@@ -182,8 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 _RESUME = {"index": "run the same command again to resume this run: work already done is kept, and the "
-                    "published snapshot is unchanged",
-           "eval": "run the same command again: the indexes built so far are cached"}
+                    "published snapshot is unchanged"}
 
 
 def _invalid_setting(exc: Exception) -> bool:
