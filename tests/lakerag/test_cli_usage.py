@@ -4,6 +4,7 @@ says what a command does; Ctrl-C during indexing tells how to resume (exit code 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -152,3 +153,21 @@ def test_the_run_summary_says_each_count_once_on_whole_lines(tmp_path, capsys):
     assert sum("lakerag status" in line for line in lines) == 1
     assert any(line.startswith("run run_") and "published snapshot snap_" in line for line in lines)
 
+
+
+def test_the_embed_bar_shows_activity_before_its_first_batch(monkeypatch):
+    import io
+
+    import rich
+    from rich.console import Console
+
+    from lakerag.progress_bar import stage_bars
+
+    screen = io.StringIO()
+    monkeypatch.setattr(rich, "_console", Console(file=screen, force_terminal=True, width=120))
+    with stage_bars() as hook:
+        hook("embed", 0, 244, "chunks")  # the model loads: no batch done yet
+        time.sleep(0.3)
+    frame = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", screen.getvalue())  # the text, without colours
+    assert re.search(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] embed .* 0/244 chunks +starting…", frame), frame  # a spinner turns
+    assert "ETA -:--:--" in frame  # time left unknown, but the row says the stage is at work
