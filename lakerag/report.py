@@ -11,6 +11,7 @@ from lakehouse import schemas as s
 from lakehouse.paths import LakePaths
 from lakehouse.runs import RunRecord, last_run, load_stage_records
 from lakehouse.settings import Settings
+from lakehouse.snapshots import current_id
 from lakehouse.storage import read_table
 
 _LAST_RUN_KEYS = ("run_id", "new", "changed", "moved", "deleted", "unchanged", "extracted", "chunked",
@@ -18,7 +19,7 @@ _LAST_RUN_KEYS = ("run_id", "new", "changed", "moved", "deleted", "unchanged", "
 
 
 def status(settings: Settings) -> dict:
-    """Counts of documents by status, chunks, quarantine reasons and the last run."""
+    """Counts of documents by status, chunks, quarantine reasons, the last run and the published snapshot."""
     paths = LakePaths(settings.home)
     documents = read_table(paths.table("documents"), s.DOCUMENTS)
     current = documents.filter(documents["is_current"])
@@ -34,6 +35,7 @@ def status(settings: Settings) -> dict:
         "chunks": chunks,
         "quarantine": [{k: q[k] for k in (s.PATH, "stage", "reason")} for q in quarantine.to_pylist()],
         "last_run": {k: run[k] for k in _LAST_RUN_KEYS} if run else None,
+        "published_snapshot": current_id(paths),
     }
 
 
@@ -45,6 +47,8 @@ def print_status(data: dict) -> None:
     console.print(f"[bold]lakehouse[/] {data['home']}")
     console.print(f"documents: {docs['active']} active, {docs['deleted']} deleted, "
                   f"{docs['quarantined']} quarantined; chunks: {data['chunks']}")
+    console.print(f"published snapshot: {data['published_snapshot'] or 'none yet (lakerag index publishes one)'}",
+                  highlight=False)
     if run := data["last_run"]:
         console.print("last run " + ", ".join(f"{k}={run[k]}" for k in _LAST_RUN_KEYS if k != "finished_at"))
     for item in data["quarantine"]:
