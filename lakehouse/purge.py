@@ -5,16 +5,17 @@ old one (``lakehouse.storage.write_table``/``write_json``), so a reader sees the
 snapshot's files are hard links, so rewriting ``tables/x.parquet`` never changes a snapshot; snapshots are
 dropped whole (``lakehouse.snapshots``). Scanning and sweeping whole folders: ``lakehouse.sweep``.
 
-Matching is done on the one text fold (case and accents ignored, runs of whitespace as one space), at word
-boundaries, so "thiago martins araujo" finds "Thiago  Martins Araújo" but "ana costa" does not find "Mariana
-Costa"."""
+Matching is done on the one text fold (case and accents ignored, Unicode format characters such as a soft hyphen
+or a zero-width space removed, runs of whitespace as one space), at word boundaries, so "thiago martins araujo"
+finds "Thiago  Martins Araújo" but "ana costa" does not find "Mariana Costa"."""
 
 from __future__ import annotations
 
 import json
 import re
 import shutil
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,16 @@ from lakehouse.text import fold
 
 ERASED = "[erased]"
 _SPACE = re.compile(r"\s+")
+# Unicode format characters (category Cf: soft hyphen, zero-width spaces and joiners, direction marks, BOM):
+# invisible, so "Patr\u00adícia" looks like "Patrícia" and must match it
+_FORMAT = re.compile("[" + "".join(re.escape(chr(c)) for c in (*range(0x10000), *range(0x110BD, 0x1343F),
+                                                                 *range(0x1BCA0, 0x1D17B), *range(0xE0000, 0xE0080))
+                                   if unicodedata.category(chr(c)) == "Cf") + "]")
 
 
 def normal(text: str) -> str:
     """The fold every comparison here uses: ``fold`` plus whitespace runs as one space."""
-    return _SPACE.sub(" ", fold(text)).strip()
+    return _SPACE.sub(" ", fold(_FORMAT.sub("", text))).strip()
 
 
 class Matcher:
@@ -48,6 +54,10 @@ class Matcher:
 
     def search(self, text: str | None) -> bool:
         return bool(text) and self._regex is not None and self._regex.search(normal(text)) is not None
+
+    def finditer(self, folded: str) -> Iterator[re.Match[str]]:
+        """Matches in a text already folded with ``normal``."""
+        return self._regex.finditer(folded) if self._regex is not None else iter(())
 
     def strip_paragraphs(self, text: str) -> str:
         """``text`` without the paragraphs (blocks between blank lines) that mention a needle."""
