@@ -7,7 +7,10 @@ continuation (it starts with "e ...", "and ...", points back with "dele", "nesse
 content words) gets the previous turn's subject appended: the codes of its question; else the words of its
 question that name the documents it cited ("despesas de viagem"; only documents the caller may read); else the
 first cited title; else its content words. The previous turn's ``doc_types`` filter is carried when the new
-question has no filters. A question with a subject of its own is left untouched. With an LLM
+question has no filters. A continuation that names a new subject and asks nothing else ("E para o contrato de
+hospedagem em nuvem?" after "Qual o valor mensal do contrato CT-2024-0187?") keeps the earlier question's asked
+slot: the words of the earlier question outside its subject ("valor mensal") are appended. Any other question
+with a subject of its own is left untouched. With an LLM
 (``LAKERAG_API_REWRITE_WITH_LLM``) a short prompt asks for the self-contained question (cached by the LLM
 client); any failure falls back to the rules.
 """
@@ -36,6 +39,9 @@ _CONTINUATION = re.compile(r"^(?:e|and|ou|or|mas|but|tambem|also|what about|how 
 _ANAPHORA = re.compile(r"\b(?:dele|dela|deles|delas|nele|nela|nesse|nessa|neste|nesta|desse|dessa|deste|desta|"
                        r"esse documento|este documento|isso|isto|o mesmo|a mesma|it|its|this|that|these|those|"
                        r"they|them|the same)\b")
+# asking words (function words of both languages): a follow-up with one asks something of its own
+_ASKING = {"que", "qual", "quais", "quem", "quanto", "quanta", "quantos", "quantas", "quando", "onde", "como", "porque",
+           "what", "which", "who", "whom", "whose", "how", "when", "where", "why"}
 MAX_TITLES = 2  # a listing cites many documents: its subject is not one of them
 MAX_CITED = 3
 MAX_PROMPT_ANSWER = 600
@@ -63,17 +69,41 @@ def _readable(catalog: Catalog, document_id: str, groups: frozenset[str]) -> dic
     return row
 
 
-def has_subject(question: str, catalog: Catalog, groups: frozenset[str], language: str, types: bool = True) -> bool:
-    """The question names a code, a readable document's title, or (``types``) a document type."""
-    if CODE.search(question) or (types and doc_types_in(question, catalog.values("doc_type"))):
-        return True
+def subject_terms(question: str, catalog: Catalog, groups: frozenset[str], language: str, types: bool = True
+                  ) -> frozenset[str]:
+    """The question's terms that name its subject: a code, (``types``) a document type, the words of a readable
+    document's title it names; empty when it names none."""
     words = terms(question, language)
+    found: set[str] = set()
+    for code in CODE.finditer(question):
+        found |= terms(code.group(0), language) or {code.group(0).casefold()}
+    if types:
+        for doc_type in doc_types_in(question, catalog.values("doc_type")):
+            found |= (terms(doc_type.replace("_", " "), language) & words) or {doc_type}
     for row in catalog.rows.values():
         title = terms(str(row.get("title") or ""), language)
         if len(title) >= 2 and len(title & words) >= max(2, round(0.6 * len(title))) \
                 and _readable(catalog, row["document_id"], groups):
-            return True
-    return False
+            found |= title & words
+    return frozenset(found)
+
+
+def has_subject(question: str, catalog: Catalog, groups: frozenset[str], language: str, types: bool = True) -> bool:
+    """The question names a code, a readable document's title, or (``types``) a document type."""
+    return bool(subject_terms(question, catalog, groups, language, types))
+
+
+def asked_slot(question: str, previous: Turn, catalog: Catalog, groups: frozenset[str], language: str) -> str:
+    """For a follow-up that only names a new subject (it has no asking word of its own: "E para o contrato de
+    hospedagem em nuvem?", "What about CT-2024-0187?"): the earlier question's words outside its own subject and
+    absent from the follow-up, in their order ("valor mensal"); empty otherwise."""
+    if set(fold(question).replace("?", " ").split()) & _ASKING:
+        return ""
+    skip = subject_terms(previous.question, catalog, groups, language) | terms(subject_of(
+        previous, catalog, groups, language), language) | terms(question, language)
+    words = [w for w in re.findall(r"[\w-]+", previous.question)
+             if len(w) > 2 and (t := terms(w, language)) and not t <= skip]  # "no", "em": never a slot
+    return " ".join(words[:6])
 
 
 def is_continuation(question: str, language: str) -> bool:
@@ -110,9 +140,13 @@ def rewrite_rules(question: str, previous: Turn | None, filters: Filters | None,
                   groups: frozenset[str], language: str) -> FollowUp:
     pointing = bool(_ANAPHORA.search(" ".join(re.sub(r"[^\w\s-]", " ", fold(question)).split())))
     # "desse contrato" points back: a document type after a demonstrative is not a subject of its own
-    if previous is None or has_subject(question, catalog, groups, language, types=not pointing) \
-            or not is_continuation(question, language):
+    if previous is None or not is_continuation(question, language):
         return FollowUp(question, filters)
+    if has_subject(question, catalog, groups, language, types=not pointing):
+        slot = asked_slot(question, previous, catalog, groups, language) if not pointing else ""
+        if not slot:
+            return FollowUp(question, filters)
+        return FollowUp(f"{question.rstrip()} ({slot})", filters, rewritten=True, source="rules")
     carried = filters
     if (filters is None or filters.is_empty()) and previous.filters is not None and previous.filters.doc_types:
         carried = Filters(doc_types=list(previous.filters.doc_types))

@@ -123,9 +123,23 @@ def test_rules_carry_the_subject_only_when_the_follow_up_has_none(api):
     previous = Turn(question="Qual o preço da refeição de colaborador no contrato CT-2024-0215?")
     cases = {"E quem é a gestora desse contrato?": "E quem é a gestora desse contrato? (CT-2024-0215)",
              "E a validade?": "E a validade? (CT-2024-0215)",
-             "E o contrato CT-2024-0187?": "E o contrato CT-2024-0187?",
+             # a new subject alone keeps the earlier question's asked slot
+             "E o contrato CT-2024-0187?": "E o contrato CT-2024-0187? (preço refeição colaborador)",
              "Quais contratos vencem em 30 dias?": "Quais contratos vencem em 30 dias?",
              "Qual a meta de adesão à higienização das mãos no hospital?":
                  "Qual a meta de adesão à higienização das mãos no hospital?"}
     for asked, expected in cases.items():
         assert rewrite_rules(asked, previous, None, catalog, public, "pt").question == expected, asked
+
+
+def test_a_follow_up_naming_a_new_subject_keeps_the_asked_slot(api):
+    """'E para o contrato de hospedagem em nuvem?' after a monthly-value question asks that contract's monthly
+    value (it answered the contract's object clause before, and the next turn drifted from there)."""
+    first = _ask(api, {"question": "Qual o valor mensal do contrato CT-2024-0178?"}, "k-all")
+    follow = "E para o contrato de hospedagem em nuvem?"
+    second = _ask(api, {"question": follow, "history": [_turn(first)]}, "k-all")
+    assert second["rewritten_question"] == f"{follow} (valor mensal)"
+    assert "104.000,00" in second["answer"]
+    own = _ask(api, {"question": "E quem assina o contrato de hospedagem em nuvem pela contratante?",
+                     "history": [_turn(first)]}, "k-all")
+    assert own["rewritten_question"] is None  # it asks something of its own
