@@ -177,8 +177,20 @@ def test_questions_have_all_fields(questions):
 
 
 def test_share_of_unanswerable_questions(questions):
-    share = sum(not q["answerable"] for q in questions) / len(questions)
+    plain = [q for q in questions if not q.get("near_miss")]  # near misses are counted on their own below
+    share = sum(not q["answerable"] for q in plain) / len(plain)
     assert 0.10 <= share <= 0.20
+
+
+def test_near_misses_are_unanswerable_refusals_a_third_of_them_in_test(questions):
+    near = [q for q in questions if "near_miss" in q]
+    assert len(near) >= 18
+    for q in near:
+        assert q["near_miss"] is True and not q["answerable"] and q["kind"] == "refusal", q["id"]
+        assert not q["relevant_paths"] and q["expected_answer"].startswith(("Não encontrado", "Not found")), q["id"]
+    assert abs(sum(q["split"] == "test" for q in near) - len(near) / 3) <= 1
+    ids = [q["id"] for q in questions]
+    assert ids[-len(near):] == [q["id"] for q in near], "near misses are appended after the original questions"
 
 
 def test_relevant_paths_exist_and_ids_match(questions):
@@ -326,7 +338,9 @@ def test_every_question_has_two_rewordings_and_many_have_an_english_rendering(qu
     styles: dict[str, set[str]] = {q["id"]: set() for q in questions}
     for v in variants:
         styles[v["original"]].add(v["style"])
-    assert [qid for qid, found in styles.items() if len(found - {"english"}) < 2] == []
+    near = {q["id"] for q in questions if q.get("near_miss")}
+    assert [qid for qid, found in styles.items() if len(found - {"english"}) < 2 and qid not in near] == []
+    assert sum(bool(styles[qid]) for qid in near) >= len(near) / 2
     english_openers = {"what", "which", "how", "who", "when", "within", "can", "under", "according"}
     portuguese = {q["id"]: q["kind"] for q in questions if q["question"].split()[0].lower() not in english_openers}
     english = {v["original"] for v in variants if v["style"] == "english" and v["original"] in portuguese}
