@@ -33,7 +33,7 @@ FIELDS = (
     "answerable",
     "kind",
 )
-# the answer judge's gold facts, multi-hop reading lists, the frozen split, unanswerable near misses
+# the answer judge's gold facts, multi-hop reading lists, the frozen dev/test split, unanswerable near misses
 OPTIONAL = {"facts", "must_read", "max_steps", "as_of", "split", "near_miss"}
 VARIANT_STYLES = {"colloquial", "no_accents", "typo", "keywords", "rambling", "english"}
 KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
