@@ -15,7 +15,6 @@ from pathlib import Path
 import msgspec
 
 from lakehouse import paths as lp
-from lakehouse.errors import ConfigError
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from serving.answers import AnswerError, AnswerService, Caller, QueryRequest, SnapshotHolder
@@ -24,12 +23,12 @@ from serving.answers.types import Answer
 from serving.evaluation.indexer import Indexer
 from serving.evaluation.judge import Verdict, gold_of, judge
 from serving.evaluation.labels import Judged, mode_summary
+from serving.evaluation.splits import select_split
 from serving.evaluation.variants import OWN, VARIANTS, as_asked, compare, evaluate_variants, read_variants
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODE = "auto"  # what the API answers with when a caller names no mode
-SPLITS = ("dev", "test", "all")  # dev: rules, weights and thresholds are fitted on it; test: frozen, only measured
 LLMJudge = Callable[[dict, Answer], str | None]
 
 
@@ -40,20 +39,6 @@ def read_questions(path: Path) -> list[dict]:
         if not row.get("question"):
             raise ValueError(f"{path}:{n}: a question needs a non-empty 'question'")
     return rows
-
-
-def select_split(questions: list[dict], split: str, source: Path | str = "questions") -> list[dict]:
-    """The questions of one split (``all``: every question); a question without a ``split`` field cannot be
-    placed, so asking for ``dev`` or ``test`` over it is an error that names it."""
-    if split not in SPLITS:
-        raise ConfigError(f"--split {split!r}: one of {', '.join(SPLITS)}")
-    if split == "all":
-        return questions
-    unplaced = [str(q.get("id", n)) for n, q in enumerate(questions, start=1) if q.get("split") not in SPLITS[:2]]
-    if unplaced:
-        raise ConfigError(f"{source}: --split {split} needs a 'split' (dev or test) on every question; missing on "
-                         f"{', '.join(unplaced[:5])}" + (f" and {len(unplaced) - 5} more" if len(unplaced) > 5 else ""))
-    return [q for q in questions if q["split"] == split]
 
 
 def open_service(settings: Settings) -> AnswerService:

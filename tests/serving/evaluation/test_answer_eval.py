@@ -74,7 +74,7 @@ def test_a_split_asks_only_its_questions_and_says_which(evaluated, capsys):
 
 
 def test_a_split_over_questions_without_one_is_an_error_naming_them(tmp_path, capsys):
-    from serving.evaluation.answers import select_split
+    from serving.evaluation.splits import select_split
 
     rows = [{"id": "a", "question": "x", "split": "dev"}, {"id": "b", "question": "y"}]
     assert select_split(rows, "all") == rows

@@ -180,3 +180,14 @@ def test_a_wrong_revision_date_is_wrong():
 def test_a_fact_with_nothing_to_look_for_is_an_error_naming_it():
     with pytest.raises(ValueError, match="'de a'"):
         gold_of({**ROW, "facts": ["de a"]})
+
+
+def test_an_unsplit_set_is_used_whole_and_a_half_split_one_is_an_error():
+    from serving.evaluation.splits import split_or_all
+
+    unsplit = [{"id": "a"}, {"id": "b"}]
+    assert split_or_all(unsplit, "test", "q.jsonl") == (unsplit, "all")
+    split = [{"id": "a", "split": "dev"}, {"id": "b", "split": "test"}]
+    assert split_or_all(split, "test", "q.jsonl") == ([split[1]], "test")
+    with pytest.raises(Exception, match="missing on b"):
+        split_or_all([{"id": "a", "split": "dev"}, {"id": "b"}], "dev", "q.jsonl")
