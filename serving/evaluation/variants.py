@@ -89,12 +89,14 @@ def evaluate_variants(label: Callable[[dict, str], Judged], variants: list[dict]
 
 def variants_table(variants: dict, split: str) -> str:
     """Originals against their variants, all together, per style and per language, for every mode."""
-    head = f"{'':<24}{'correct':>8}{'partly':>8}{'wrong':>8}{'declined':>9}{'n':>5}{'orig.correct':>13}{'gap':>7}"
+    head = f"{'':<24}{'correct':>8}{'partly':>8}{'wrong':>8}{'declined':>9}{'unans.decl':>11}{'ans.decl':>9}" \
+           f"{'n':>5}{'orig.correct':>13}{'gap':>7}"
     lines = [f"variants ({split} split): {variants['questions']} variants of {variants['originals']} originals"]
 
     def line(name: str, m: dict) -> str:
         lab = m["labels"]
         return (f"{name:<24}{lab['correct']:>8.2f}{lab['partly']:>8.2f}{lab['wrong']:>8.2f}{lab['declined']:>9.2f}"
+                f"{m['unanswerable_declined']:>11.2f}{m['answerable_declined']:>9.2f}"
                 f"{m['questions']:>5}{m['originals_correct']:>13.2f}{m['gap_correct']:>+7.2f}")
 
     for mode, m in variants["modes"].items():
