@@ -191,3 +191,12 @@ def test_an_unsplit_set_is_used_whole_and_a_half_split_one_is_an_error():
     assert split_or_all(split, "test", "q.jsonl") == ([split[1]], "test")
     with pytest.raises(Exception, match="missing on b"):
         split_or_all([{"id": "a", "split": "dev"}, {"id": "b"}], "dev", "q.jsonl")
+
+
+def test_a_fact_written_two_ways_is_stated_by_either_language():
+    row = {**ROW, "facts": ["10 dias úteis | 10 business days", "trimestral | quarterly"],
+           "expected_answer": "10 dias úteis; revisão trimestral."}
+    gold = gold_of(row)
+    assert judge(gold, "Within 10 business days, reviewed quarterly [1]", "answered", [POLICY]).label == "correct"
+    assert judge(gold, "Em 10 dias úteis, com revisão trimestral [1]", "answered", [POLICY]).label == "correct"
+    assert judge(gold, "Within 10 calendar days, reviewed quarterly [1]", "answered", [POLICY]).label == "partly"
