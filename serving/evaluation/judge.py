@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from lakehouse.errors import ConfigError
 from serving.evaluation.facts import Fact, extract, fold
 from serving.evaluation.keyfacts import STOP, Alternative, Answer, KeyFact, parse_key_fact, sentences, stated
 
@@ -66,7 +67,10 @@ def gold_of(row: dict) -> Gold:
     allowed = extract(expected) | extract(str(row.get("question") or ""))
     if row.get("as_of"):  # the date the question is asked on ("vencida em 29/11/2026") is given, not a value
         allowed |= extract(str(row["as_of"]))
-    required = tuple(parse_key_fact(f) for f in row["facts"]) if row.get("facts") else _fallback(expected)
+    try:
+        required = tuple(parse_key_fact(f) for f in row["facts"]) if row.get("facts") else _fallback(expected)
+    except ValueError as exc:
+        raise ConfigError(f"question {row.get('id', '?')}: {exc}") from exc
     values = frozenset().union(*(f.values for f in required))
     words = frozenset(w for w in _words(_head(expected)) if len(w) > 3 and w not in STOP)
     return Gold(bool(row.get("answerable", True)), required, frozenset(allowed | values),

@@ -178,7 +178,9 @@ def test_a_wrong_revision_date_is_wrong():
 
 
 def test_a_fact_with_nothing_to_look_for_is_an_error_naming_it():
-    with pytest.raises(ValueError, match="'de a'"):
+    from lakehouse.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"question q1: facts: 'de a'"):
         gold_of({**ROW, "facts": ["de a"]})
 
 
