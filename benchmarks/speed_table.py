@@ -1,5 +1,5 @@
-"""Regenerate the README's search-and-serving speed table from benchmarks/results/*.json (the table between the
-``speed:search`` markers; the table above it belongs to the other benchmarks).
+"""Regenerate benchmarks/README.md's search-and-serving speed table from benchmarks/results/*.json (the table
+between the ``speed:search`` markers; the table above it belongs to the other benchmarks).
 
     .venv/bin/python benchmarks/speed_table.py [--check]
 """
@@ -121,12 +121,12 @@ def rows() -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="fail if the README is not up to date")
+    parser.add_argument("--check", action="store_true", help="fail if benchmarks/README.md is not up to date")
     args = parser.parse_args()
-    readme = ROOT / "README.md"
+    readme = ROOT / "benchmarks" / "README.md"
     text = readme.read_text(encoding="utf-8")
     if BEGIN not in text or END not in text:
-        print(f"README.md has no {BEGIN} ... {END} block", file=sys.stderr)
+        print(f"{readme} has no {BEGIN} ... {END} block", file=sys.stderr)
         return 2
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)

@@ -1,9 +1,10 @@
 """The ``lakerag`` command. Exit code 0 on success (quarantined files included), 2 on a failure of the run
 itself (bad settings, unreadable source), with a one-line reason on stderr.
 
-Each subcommand imports what it runs inside its function, on purpose: the index side, torch, litestar and dbt
-take seconds to import, and ``lakerag --help`` or ``lakerag status`` should not pay for them. This is the top
-floor, so these imports only ever point down."""
+The subcommands live in ``lakerag.commands`` (``eval`` here, beside its options), what their arguments accept in
+``lakerag.arguments``. Each subcommand imports what it runs inside its function, on purpose: the index side,
+torch, litestar and dbt take seconds to import, and ``lakerag --help`` or ``lakerag status`` should not pay for
+them. This is the top floor, so these imports only ever point down."""
 
 from __future__ import annotations
 
@@ -14,90 +15,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lakehouse.errors import LakeragError
+from lakerag import arguments as a
+from lakerag import commands as c
 
-if TYPE_CHECKING:
-    from lakehouse.settings import Settings
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    from lakehouse.settings import read_settings  # deferred: pydantic; `query --server` never builds settings
-
-    overrides = {k: v for k, v in (("home", args.home), ("source", getattr(args, "source", None))) if v}
-    return read_settings(**overrides)
-
-
-def _cmd_index(args: argparse.Namespace) -> int:
-    from lakerag.report import print_run_summary
-    from transforms.pipeline import run_index
-
-    settings = _settings(args)
-    if args.quiet:
-        record = run_index(settings, progress=lambda *_: None)
-    elif sys.stdout.isatty():
-        from lakerag.progress_bar import stage_bars
-
-        with stage_bars() as hook:
-            record = run_index(settings, progress=hook)
-    else:  # output to a file or a pipe: one log line per stage every N items or 10 s
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
-        progress_log = logging.getLogger("transforms.progress")
-        progress_log.addHandler(handler)
-        saved = progress_log.level, progress_log.propagate
-        progress_log.setLevel(logging.INFO)
-        progress_log.propagate = False  # printed once, by this handler
-        try:
-            record = run_index(settings)
-        finally:
-            progress_log.removeHandler(handler)
-            progress_log.setLevel(saved[0])
-            progress_log.propagate = saved[1]
-    print_run_summary(record, settings)
-    return 0
-
-
-def _cmd_status(args: argparse.Namespace) -> int:
-    from lakerag.report import print_status, status
-
-    data = status(_settings(args))
-    if args.json:
-        print(json.dumps(data, ensure_ascii=False, default=str))
-    else:
-        print_status(data)
-    return 0
-
-
-def _server(args: argparse.Namespace) -> str | None:
-    """The API to ask: ``--server``, else the ``LAKERAG_API_URL`` setting; ``--local`` (or none): in-process."""
-    if args.local:
-        return None
-    from lakerag import remote
-
-    return args.server or remote.configured_url()
-
-
-def _cmd_search(args: argparse.Namespace) -> int:
-    if url := _server(args):
-        from lakerag import remote
-
-        body = remote.search(url, args.question, args.method, args.top_k, args.api_key)
-        print(remote.dumps(body)) if args.json else remote.print_hits(body)
-        return 0
-    settings = _settings(args)
-    from lakerag.report import print_hits
-    from serving.search.service import search_home
-
-    groups = {g.strip() for g in (args.groups or "").split(",") if g.strip()}
-    hits, timings = search_home(settings, args.question, groups, args.top_k, args.method)
-    if args.json:
-        print(json.dumps({"query": args.question, "groups": sorted(groups), "timings_ms": timings,
-                          "hits": [h.__dict__ for h in hits]}, ensure_ascii=False, default=str))
-    else:
-        print_hits(hits, timings)
-    return 0
+_settings = c.settings_of  # the settings of a command: the environment, --home and --source
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -141,90 +64,6 @@ def _eval_dialogues(args: argparse.Namespace, modes: list[str]) -> int:
     return 0
 
 
-def _cmd_snapshots(args: argparse.Namespace) -> int:
-    from lakehouse.paths import LakePaths
-    from lakehouse.snapshots import list_snapshots, rollback
-
-    paths = LakePaths(_settings(args).home)
-    if args.action == "rollback":
-        if not args.id:
-            print("lakerag: error: snapshots rollback needs a snapshot ID", file=sys.stderr)
-            return 2
-        rollback(paths, args.id)
-        print(f"published {args.id}")
-        return 0
-    snapshots = list_snapshots(paths)
-    if args.json:
-        print(json.dumps(snapshots, ensure_ascii=False, default=str))
-    for snap in [] if args.json else snapshots:
-        marker = "*" if snap["current"] else " "
-        print(f"{marker} {snap['id']}  {snap['created_at']}  runs={','.join(snap.get('source_run_ids', []))}  "
-              f"{json.dumps(snap.get('counts', {}))}")
-    return 0
-
-
-def _cmd_query(args: argparse.Namespace) -> int:
-    if url := _server(args):
-        from lakerag import remote
-
-        body = remote.query(url, args.question, args.mode, args.top_k, args.api_key)
-        print(remote.dumps(body)) if args.json else remote.print_answer(body)
-        return 0
-    settings = _settings(args)
-    from serving.answers.console import ask, print_answer, to_json
-
-    groups = {g.strip() for g in (args.groups or "").split(",") if g.strip()}
-    answer = ask(settings, args.question, args.mode, groups, args.top_k)
-    if args.json:
-        print(to_json(answer))
-    else:
-        print_answer(answer)
-    return 0
-
-
-def _cmd_serve(args: argparse.Namespace) -> int:
-    from serving.api.server import examples, serve
-
-    settings = _settings(args)
-    if args.workers:
-        os.environ["LAKERAG_API_WORKERS"] = str(args.workers)
-        settings = settings.replace(api_workers=args.workers)
-    print(examples(settings, args.host, args.port), flush=True)
-    serve(settings, args.host, args.port)
-    return 0
-
-
-def _cmd_gc(args: argparse.Namespace) -> int:
-    from transforms.purge import collect_garbage
-
-    settings = _settings(args)
-    if args.retention_days is not None:
-        settings = settings.replace(retention_days=args.retention_days)
-    receipt = collect_garbage(settings, requested_by=args.requested_by)
-    print(json.dumps(receipt, ensure_ascii=False, default=str) if args.json else
-          f"gc: retention {receipt['retention_days']} days; removed {json.dumps(receipt['removed'])}")
-    return 0
-
-
-def _cmd_erase(args: argparse.Namespace) -> int:
-    from lakerag.report import print_erasure_plan
-    from transforms.purge import erase, plan_document, plan_subject, run_pending
-
-    settings = _settings(args)
-    if args.pending:
-        for receipt in run_pending(settings):
-            print(json.dumps(receipt, ensure_ascii=False, default=str))
-        return 0
-    if bool(args.document) == bool(args.subject):
-        print("lakerag: error: erase needs exactly one of --document ID, --subject NAME, --pending", file=sys.stderr)
-        return 2
-    plan = plan_document(settings, args.document) if args.document else plan_subject(settings, args.subject)
-    if not args.yes:
-        print_erasure_plan(plan)
-        return 0
-    receipt = erase(settings, plan, args.requested_by)
-    print(json.dumps(receipt, ensure_ascii=False, default=str))
-    return 0 if receipt["files_still_mentioning"] == 0 else 1
 def _remote_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", metavar="URL", help="ask this running API instead of loading the index "
                         "(default: LAKERAG_API_URL; groups then come from --api-key)")
@@ -233,27 +72,28 @@ def _remote_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lakerag", description="Document RAG over a Parquet lakehouse.")
+    parser = a.Parser(prog="lakerag", description="Document RAG over a Parquet lakehouse.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
-    sub = parser.add_subparsers(dest="command", required=True)
-    index = sub.add_parser("index", help="ingest, extract and chunk the source folder (incremental)")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=a.Parser)
+    index = sub.add_parser("index", help="run every stage over the source folder (incremental), then publish "
+                           "the snapshot", description=a.INDEX_DESCRIPTION)
     index.add_argument("--source", type=Path, help="folder to ingest (default: the bundled sample corpus)")
     index.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     index.add_argument("--quiet", action="store_true", help="no progress display")
-    index.set_defaults(func=_cmd_index)
+    index.set_defaults(func=c.cmd_index)
     stat = sub.add_parser("status", help="documents, chunks and the last run")
     stat.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     stat.add_argument("--json", action="store_true", help="print one JSON object")
-    stat.set_defaults(func=_cmd_status)
+    stat.set_defaults(func=c.cmd_status)
     search = sub.add_parser("search", help="ranked chunks for a question (hybrid retrieval)")
-    search.add_argument("question")
+    search.add_argument("question", type=a.question, help="the question, in Portuguese or English")
     search.add_argument("--groups", help="comma-separated access groups of the caller (public is implied)")
-    search.add_argument("--top-k", type=int, default=10)
+    search.add_argument("--top-k", type=a.bounded(1, 100), default=10)
     search.add_argument("--method", choices=["hybrid", "dense", "bm25"], default="hybrid")
     search.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     search.add_argument("--json", action="store_true", help="print one JSON object")
     _remote_flags(search)
-    search.set_defaults(func=_cmd_search)
+    search.set_defaults(func=c.cmd_search)
     evaluate = sub.add_parser("eval", help="score retriever configurations on a BEIR folder or question set")
     evaluate.add_argument("--dataset", type=Path, required=True,
                           help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv) or sample_corpus/")
@@ -286,30 +126,36 @@ def build_parser() -> argparse.ArgumentParser:
     snaps.add_argument("id", nargs="?", help="snapshot id (for rollback)")
     snaps.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     snaps.add_argument("--json", action="store_true")
-    snaps.set_defaults(func=_cmd_snapshots)
-    query = sub.add_parser("query", help="answer a question with cited sources (in-process, or ask a server)")
-    query.add_argument("question")
+    snaps.set_defaults(func=c.cmd_snapshots)
+    query = sub.add_parser("query", help="answer a question with cited sources (in-process, or ask a server)",
+                           description=a.QUERY_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    query.add_argument("question", type=a.question, help="the question, in Portuguese or English")
     query.add_argument("--mode", choices=["auto", "basic", "local", "global", "hybrid", "catalog", "agentic"],
-                       default="auto")
+                       default="auto", help="how to find the evidence (see above; default: auto)")
+    query.add_argument("--follow-up", metavar="EARLIER", type=a.question, action="append", default=[],
+                       help="an earlier question this one follows up (repeat for more turns, oldest first)")
+    query.add_argument("--conversation-id", metavar="ID",
+                       help="with --server: continue the conversation whose id an earlier answer printed")
     query.add_argument("--groups", help="comma-separated access groups of the caller (public is implied)")
-    query.add_argument("--top-k", type=int, default=8)
+    query.add_argument("--top-k", type=a.bounded(1, 50), default=8, help="passages to retrieve (1-50, default 8)")
     query.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     query.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     _remote_flags(query)
-    query.set_defaults(func=_cmd_query)
+    query.set_defaults(func=c.cmd_query)
     serve = sub.add_parser("serve", help="serve the query API and the analysts' page (uvicorn)")
     serve.add_argument("--host", help="interface to bind (default: 127.0.0.1, or LAKERAG_API_HOST)")
-    serve.add_argument("--port", type=int, help="port (default: 8000, or LAKERAG_API_PORT)")
-    serve.add_argument("--workers", type=int, help="worker processes (default: 1, or LAKERAG_API_WORKERS)")
+    serve.add_argument("--port", type=a.bounded(1, 65535), help="port (default: 8000, or LAKERAG_API_PORT)")
+    serve.add_argument("--workers", type=a.bounded(1, 64), help="worker processes (default: 1, or LAKERAG_API_WORKERS)")
     serve.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
-    serve.set_defaults(func=_cmd_serve)
+    serve.set_defaults(func=c.cmd_serve)
     gc = sub.add_parser("gc", help="purge retired content (deleted documents, old versions and snapshots) "
                         "past the retention")
-    gc.add_argument("--retention-days", type=float, help="override LAKERAG_RETENTION_DAYS for this run")
+    gc.add_argument("--retention-days", type=a.non_negative, help="days to keep retired content, 0 or more "
+                    "(default: LAKERAG_RETENTION_DAYS, 30)")
     gc.add_argument("--requested-by", default=os.environ.get("USER", "gc"), help="who asked (for the receipt)")
     gc.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     gc.add_argument("--json", action="store_true", help="print the receipt as one JSON object")
-    gc.set_defaults(func=_cmd_gc)
+    gc.set_defaults(func=c.cmd_gc)
     erase = sub.add_parser("erase", help="remove a document, or everything mentioning a person, from every "
                            "table, cache and snapshot (dry run unless --yes)")
     erase.add_argument("--document", help="document id (every version)")
@@ -319,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     erase.add_argument("--requested-by", default=os.environ.get("USER", "operator"),
                        help="who asked (for the receipt)")
     erase.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
-    erase.set_defaults(func=_cmd_erase)
+    erase.set_defaults(func=c.cmd_erase)
     return parser
 
 
@@ -332,12 +178,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LakeragError as exc:
         print(f"lakerag: error: {exc}", file=sys.stderr)
     except KeyboardInterrupt:
-        print("lakerag: interrupted; rerun to resume", file=sys.stderr)
+        hint = _RESUME.get(args.command)
+        print(f"\nlakerag: interrupted{'; ' + hint if hint else ''}", file=sys.stderr)
         return 130
     except Exception as exc:
         if not _invalid_setting(exc):
             raise
     return 2
+
+
+_RESUME = {"index": "run the same command again to resume this run: work already done is kept, and the "
+                    "published snapshot is unchanged"}
 
 
 def _invalid_setting(exc: Exception) -> bool:

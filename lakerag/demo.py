@@ -21,14 +21,17 @@ from lakehouse import schemas as s
 from lakehouse.settings import Settings
 from transforms.folders import load_folder_config
 
-# A question each restricted group of the sample corpus can answer and the public cannot.
+# A question each restricted group of the sample corpus can answer and the public cannot, in the order the demo
+# prefers them; the first has a follow-up that names no contract of its own (the conversation supplies it).
 RESTRICTED_QUESTIONS = {
-    "rh": "Qual a faixa salarial de Enfermeiro(a) nível I?",
     "juridico": "Qual o valor mensal do contrato CT-2024-0187?",
+    "rh": "Qual a faixa salarial de Enfermeiro(a) nível I?",
     "compras": "Qual é o fornecedor do contrato CT-2024-0187?",
     "diretoria": "Quais são os honorários do contrato CT-2023-0091?",
     "gestores": "Qual foi a adesão à higienização das mãos em agosto de 2025?",
 }
+FOLLOW_UPS = {"juridico": "E quem é o fornecedor?"}
+JQ_ANSWER = "'{status, answer, sources: [.citations[] | .title], conversation_id}'"
 
 
 def groups_of(settings: Settings) -> list[str]:
@@ -53,17 +56,25 @@ def write_demo_keys(path: Path, groups: list[str]) -> dict[str, str]:
 
 
 def examples(base: str, keys: dict[str, str]) -> str:
-    """The keys, then a curl call of a restricted question with its group's key (and the same without it)."""
+    """The keys, then curl calls piped to jq: a restricted question with its group's key, a follow-up in the same
+    conversation (``conversation_id``), and the first question without a key (public documents only)."""
     lines = ["demo API keys (X-API-Key), one per group:"] + [f"  {g:<10} {k}" for g, k in keys.items()]
     group = next((g for g in RESTRICTED_QUESTIONS if g in keys), next(iter(keys), None))
-    if group is not None:
-        body = json.dumps({"question": RESTRICTED_QUESTIONS.get(group, "Quais documentos existem?")},
-                          ensure_ascii=False)
-        lines += [f"a restricted question, as a member of '{group}':",
-                  f"  curl -s {base}/v1/query -H 'content-type: application/json' -H 'X-API-Key: {keys[group]}' "
-                  f"-d '{body}'",
-                  "the same without a key sees public documents only:",
-                  f"  curl -s {base}/v1/query -H 'content-type: application/json' -d '{body}'"]
+    if group is None:
+        return "\n".join(lines)
+    question = RESTRICTED_QUESTIONS.get(group, "Quais documentos existem?")
+    post = f"curl -s {base}/v1/query -H 'content-type: application/json'"
+    key = f" -H 'X-API-Key: {keys[group]}'"
+    body = json.dumps({"question": question}, ensure_ascii=False)
+    lines += [f"a restricted question, as a member of '{group}' (needs jq):",
+              f"  {post}{key} -d '{body}' | jq {JQ_ANSWER}"]
+    if follow_up := FOLLOW_UPS.get(group):
+        lines += ["a follow-up in the same conversation: send back the conversation_id the answer carried",
+                  f"  CID=$({post}{key} -d '{body}' | jq -r .conversation_id)",
+                  f"  {post}{key} -d '{{\"question\": \"{follow_up}\", \"conversation_id\": \"'$CID'\"}}' "
+                  "| jq '{rewritten_question, answer}'"]
+    lines += ["the same question without a key sees public documents only:",
+              f"  {post} -d '{body}' | jq '{{status, answer}}'"]
     return "\n".join(lines)
 
 

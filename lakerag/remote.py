@@ -45,8 +45,22 @@ def _post(url: str, path: str, body: dict, api_key: str | None, timeout: float) 
 
 
 def query(url: str, question: str, mode: str, top_k: int, api_key: str | None = None,
-          timeout: float = 120) -> dict:
-    return _post(url, "/v1/query", {"question": question, "mode": mode, "top_k": top_k}, api_key, timeout)
+          timeout: float = 120, conversation_id: str | None = None) -> dict:
+    body = {"question": question, "mode": mode, "top_k": top_k}
+    if conversation_id:
+        body["conversation_id"] = conversation_id
+    return _post(url, "/v1/query", body, api_key, timeout)
+
+
+def conversation(url: str, questions: list[str], mode: str, top_k: int, api_key: str | None = None,
+                 conversation_id: str | None = None) -> dict:
+    """Each question in turn, each continuing the conversation of the one before (the first continues
+    ``conversation_id`` when given); the last answer."""
+    body: dict = {}
+    for question in questions:
+        body = query(url, question, mode, top_k, api_key, conversation_id=conversation_id)
+        conversation_id = body.get("conversation_id") or conversation_id
+    return body
 
 
 def search(url: str, question: str, method: str, top_k: int, api_key: str | None = None,
@@ -58,16 +72,24 @@ def dumps(body: dict) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
-def print_answer(body: dict[str, Any]) -> None:
+def print_answer(body: dict[str, Any], server: bool = True) -> None:
+    """An answer as plain, whole lines (the API's JSON, or an in-process answer converted to it)."""
     print(f"{body['status']} · mode {body['mode_used']} · {body['generator']} · snapshot {body['snapshot_id']} · "
-          f"{body.get('timings', {}).get('total_ms', 0):.0f} ms (server)")
+          f"{body.get('timings', {}).get('total_ms', 0):.0f} ms{' (server)' if server else ''}")
     print(body["answer"])
     for c in body.get("citations", []):
         pages = f"p. {', '.join(map(str, c.get('pages') or []))}" if c.get("pages") else ""
         where = " — ".join(x for x in (c.get("section"), pages) if x)
         print(f"  [{c['n']}] {c['title']} ({c['path']}) {where}")
+    for s in body.get("suggestions", []):
+        owners = ", ".join(x for x in (s.get("department"), s.get("responsible")) if x)
+        print(f"  → {s['title']} ({owners})")
     for w in body.get("warnings", []):
         print(f"warning: {w}")
+    if server and body.get("rewritten_question"):
+        print(f"searched as: {body['rewritten_question']}")
+    if server and body.get("conversation_id"):  # an in-process conversation ends with the command
+        print(f"follow up with: --conversation-id {body['conversation_id']}")
 
 
 def print_hits(body: dict[str, Any]) -> None:

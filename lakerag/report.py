@@ -11,6 +11,7 @@ from lakehouse import schemas as s
 from lakehouse.paths import LakePaths
 from lakehouse.runs import RunRecord, last_run, load_stage_records
 from lakehouse.settings import Settings
+from lakehouse.snapshots import current_id
 from lakehouse.storage import read_table
 
 _LAST_RUN_KEYS = ("run_id", "new", "changed", "moved", "deleted", "unchanged", "extracted", "chunked",
@@ -18,7 +19,7 @@ _LAST_RUN_KEYS = ("run_id", "new", "changed", "moved", "deleted", "unchanged", "
 
 
 def status(settings: Settings) -> dict:
-    """Counts of documents by status, chunks, quarantine reasons and the last run."""
+    """Counts of documents by status, chunks, quarantine reasons, the last run and the published snapshot."""
     paths = LakePaths(settings.home)
     documents = read_table(paths.table("documents"), s.DOCUMENTS)
     current = documents.filter(documents["is_current"])
@@ -34,17 +35,20 @@ def status(settings: Settings) -> dict:
         "chunks": chunks,
         "quarantine": [{k: q[k] for k in (s.PATH, "stage", "reason")} for q in quarantine.to_pylist()],
         "last_run": {k: run[k] for k in _LAST_RUN_KEYS} if run else None,
+        "published_snapshot": current_id(paths),
     }
 
 
 def print_status(data: dict) -> None:
     from rich.console import Console
 
-    console = Console()
+    console = Console(soft_wrap=True)  # whole lines in a pipe or a file
     docs = data["documents"]
     console.print(f"[bold]lakehouse[/] {data['home']}")
     console.print(f"documents: {docs['active']} active, {docs['deleted']} deleted, "
                   f"{docs['quarantined']} quarantined; chunks: {data['chunks']}")
+    console.print(f"published snapshot: {data['published_snapshot'] or 'none yet (lakerag index publishes one)'}",
+                  highlight=False)
     if run := data["last_run"]:
         console.print("last run " + ", ".join(f"{k}={run[k]}" for k in _LAST_RUN_KEYS if k != "finished_at"))
     for item in data["quarantine"]:
@@ -52,35 +56,40 @@ def print_status(data: dict) -> None:
 
 
 def print_run_summary(record: RunRecord, settings: Settings) -> None:
+    """The end of ``lakerag index``: stage times, then the counts as sums that add up, each said once. Lines are
+    never wrapped (a pipe or a file gets whole lines; a terminal folds them itself)."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    console.print(f"[bold]run {record.run_id}[/] finished in {record.seconds:.1f} s")
+    console = Console(soft_wrap=True, highlight=False)
+    published = f"; published snapshot {record.snapshot_id}" if record.snapshot_id else ""
+    console.print(f"[bold]run {record.run_id}[/] finished in {record.seconds:.1f} s{published}")
     table = Table()
     table.add_column("stage")
     table.add_column("seconds", justify="right")
     for stage, seconds in record.stage_seconds.items():
         table.add_row(stage, f"{seconds:.2f}")
-    console.print(table)
+    console.print(table, soft_wrap=False)
     for line in reconciled_lines(record, LakePaths(settings.home)):
-        console.print(line, highlight=False, soft_wrap=True)
-    console.print(f"(details: lakerag status --home {settings.home})", highlight=False, soft_wrap=True)
-    console.print(
-        f"changes: {record.new} new, {record.changed} changed, {record.moved} moved, "
-        f"{record.deleted} deleted, {record.unchanged} unchanged; "
-        f"extracted {record.extracted}, chunked {record.chunked}"
-    )
-    console.print(f"documents: {record.documents_active} active, {record.quarantined} quarantined; "
-                  f"chunks: {record.chunks}  (details: lakerag status --home {settings.home})")
+        console.print(line, markup=False)
     if settings.index.pages_model is None:
         from transforms.stages.pages import SKIPPED
 
-        console.print(SKIPPED, markup=False, highlight=False)
+        console.print(SKIPPED, markup=False)
     for message in record.errors[:10]:
-        console.print(f"  [yellow]warning[/] {message}", markup=True, highlight=False)
+        console.print("  [yellow]warning[/] ", end="")
+        console.print(message, markup=False)
     if len(record.errors) > 10:
-        console.print(f"  ... and {len(record.errors) - 10} more in runs/{record.run_id}/run.json")
+        console.print(f"  ... and {len(record.errors) - 10} more in runs/{record.run_id}/run.json", markup=False)
+    console.print(f"details: lakerag status --home {settings.home}", markup=False)
+
+
+def print_follow_up(earlier: list[str], rewritten: str | None) -> None:
+    """Under an in-process follow-up's answer: what it followed and what retrieval searched for."""
+    if earlier:
+        print(f"follow-up of: {' / '.join(earlier)}")
+    if rewritten:
+        print(f"searched as: {rewritten}")
 
 
 def reconciled_lines(record: RunRecord, paths: LakePaths) -> list[str]:
@@ -116,7 +125,7 @@ def reconciled_lines(record: RunRecord, paths: LakePaths) -> list[str]:
 def print_hits(hits: list, timings: dict[str, float]) -> None:
     from rich.console import Console
 
-    console = Console()
+    console = Console(soft_wrap=True)
     if not hits:
         console.print("no results (nothing readable by these groups matched)")
     for rank, hit in enumerate(hits, start=1):

@@ -948,7 +948,7 @@ def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
             raise SystemExit(f"{qid}: an answerable question needs relevant paths and a non-refusal kind")
         split = item.get("split")
         if split not in QUESTION_SPLITS:
-            raise SystemExit(f"{qid}: split must be one of {sorted(QUESTION_SPLITS)} (a frozen assignment), not {split!r}")
+            raise SystemExit(f"{qid}: split must be one of {sorted(QUESTION_SPLITS)} (frozen), not {split!r}")
         question = " ".join(str(item["question"]).split())
         if question in seen:
             raise SystemExit(f"{qid}: duplicate question")

@@ -31,7 +31,8 @@ FIELDS = (
     "answerable",
     "kind",
 )
-OPTIONAL = {"facts", "must_read", "max_steps", "as_of", "split"}  # the answer judge's gold facts, multi-hop reading lists
+# the answer judge's gold facts, multi-hop reading lists, the frozen dev/test split
+OPTIONAL = {"facts", "must_read", "max_steps", "as_of", "split"}
 KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
 
 

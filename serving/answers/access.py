@@ -37,6 +37,7 @@ _GROUP = re.compile(r"^[\w.-]{1,64}$")
 class Caller:
     name: str
     groups: frozenset[str]
+    via_gateway: bool = False  # groups from the trusted gateway's header, not from a key (never admin)
 
     @property
     def effective(self) -> frozenset[str]:
@@ -120,5 +121,5 @@ class Access:
             groups = [g.strip() for g in raw.split(",") if g.strip()]
             if not all(_GROUP.match(g) for g in groups):
                 raise Unauthorized(f"malformed {self.gateway_header} header")
-            return Caller("gateway", frozenset(groups))
+            return Caller("gateway", frozenset(groups), via_gateway=True)
         return ANONYMOUS

@@ -43,12 +43,25 @@ def test_index_then_status_json(small_source, tmp_path, capsys):
         == {"new": 2, "changed": 0, "moved": 0, "deleted": 0, "unchanged": 0, "extracted": 2, "quarantined": 1}
     assert run["run_id"].startswith("run_") and run["seconds"] >= 0
     assert data["quarantine"] == [{"path": "vazio.txt", "stage": "discover", "reason": "zero-byte file"}]
+    assert data["published_snapshot"].startswith("snap_")
+    assert main(["status", "--home", str(home)]) == 0
+    assert f"published snapshot: {data['published_snapshot']}" in capsys.readouterr().out
 
 
 def test_status_of_an_empty_home(tmp_path, capsys):
-    assert main(["status", "--home", str(tmp_path / "nothing"), "--json"]) == 0
+    (tmp_path / "empty").mkdir()
+    assert main(["status", "--home", str(tmp_path / "empty"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["documents"] == {"active": 0, "deleted": 0, "quarantined": 0} and data["last_run"] is None
+    assert data["published_snapshot"] is None
+
+
+def test_status_of_a_missing_home_says_it_does_not_exist(tmp_path, capsys):
+    missing = tmp_path / "nothing"
+    assert main(["status", "--home", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"home {missing} does not exist" in err
+    assert not missing.exists()
 
 
 def test_unreadable_source_fails_with_a_one_line_reason(tmp_path):
