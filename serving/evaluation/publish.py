@@ -26,7 +26,7 @@ from lakehouse.snapshots import (
     snapshot_dir,
     snapshot_tables,
 )
-from serving.evaluation.gate import GateRefused, compare
+from serving.evaluation.gate import GATED_METRICS, GateRefused, compare
 from serving.evaluation.splits import FIT, MEASURE, split_or_all
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,8 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
     config, _ = calibrated(config_from(st), manifest)  # the fusion weight the API will serve it with
     scores: dict[str, list[float]] = defaultdict(list)
     by_kind: dict[str, list[float]] = defaultdict(list)
-    for row in (r for r in rows if r.get("answerable", True)):
+    per_question: dict[str, dict[str, float]] = {}
+    for n, row in enumerate(r for r in rows if r.get("answerable", True)):
         hits = retriever.search(row["question"], set(row.get("groups") or []), top_k=30, config=config)
         ranked = _ranked_documents(hits)
         relevant = {doc: 1 for doc in row["relevant_document_ids"]}
@@ -74,6 +75,7 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
         scores["hit@10"].append(float(bool(set(ranked[:10]) & relevant.keys())))
         scores["mrr@10"].append(mrr_at(ranked, relevant, 10))
         by_kind[row.get("kind", "-")].append(hit5)
+        per_question[str(row.get("id", n))] = {"hit@5": hit5, "mrr@10": round(scores["mrr@10"][-1], 4)}
     answerable = len(scores["hit@5"])
     if not answerable:
         raise SnapshotError(f"{questions}: no answerable questions in its {split} split to evaluate with")
@@ -84,7 +86,15 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
         "dense_weight": config.dense_weight,
         "metrics": {k: round(sum(v) / len(v), 4) for k, v in sorted(scores.items())},
         "hit@5_by_kind": {k: round(sum(v) / len(v), 4) for k, v in sorted(by_kind.items())},
+        "per_question": per_question,
     }
+
+
+def paired_changes(candidate: dict, published: dict) -> dict[str, tuple[int, int]]:
+    """Per gated metric, the questions (asked of both snapshots) the candidate scores lower and higher on."""
+    both = candidate.keys() & published.keys()
+    return {m: (sum(candidate[q][m] < published[q][m] - 1e-9 for q in both),
+                sum(candidate[q][m] > published[q][m] + 1e-9 for q in both)) for m in GATED_METRICS}
 
 
 def calibrate_snapshot(settings: Settings, snapshot_id: str, questions: Path) -> dict | None:
@@ -115,7 +125,7 @@ def _evaluation(settings: Settings, snapshot_id: str, questions: Path) -> dict:
     paths = LakePaths(settings.home)
     stored = read_manifest(paths, snapshot_id).get("evaluation")
     digest = hashlib.sha256(questions.read_bytes()).hexdigest()
-    if stored and stored.get("questions_sha256") == digest and "split" in stored:
+    if stored and stored.get("questions_sha256") == digest and "per_question" in stored:
         return stored
     evaluation = evaluate_snapshot(settings, snapshot_id, questions)
     annotate(paths, snapshot_id, {"evaluation": evaluation})
@@ -144,7 +154,8 @@ def pending_candidate(paths: LakePaths) -> str | None:
 
 def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | None = None) -> dict:
     """Evaluate the candidate (and the published snapshot when its stored scores are stale), compare them, and
-    switch CURRENT only if no gated metric got worse by more than the tolerance. Raises GateRefused otherwise.
+    switch CURRENT only if no gated metric got worse by more than the tolerance, in a drop the test split can tell
+    from chance (``gate``'s sign test over the questions each snapshot won and lost). Raises GateRefused otherwise.
     Idempotent: publishing the published snapshot again does nothing."""
     paths = LakePaths(settings.home)
     if tolerance is None:
@@ -158,8 +169,10 @@ def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | N
     questions = questions_path(settings)
     calibrate_snapshot(settings, snapshot_id, questions)  # before the evaluation, which serves with its values
     candidate = _evaluation(settings, snapshot_id, questions)
-    published = _evaluation(settings, current, questions)["metrics"] if current else None
-    result = compare(candidate["metrics"], published, tolerance, snapshot_id, current, split=candidate["split"])
+    published = _evaluation(settings, current, questions) if current else None
+    result = compare(candidate["metrics"], published["metrics"] if published else None, tolerance, snapshot_id,
+                     current, split=candidate["split"],
+                     paired=paired_changes(candidate["per_question"], published["per_question"]) if published else None)
     annotate(paths, snapshot_id, {"gate": result.as_dict()})
     log.info("%s", result.report())
     if not result.passed:
