@@ -24,3 +24,21 @@ def test_exactly_at_the_tolerance_passes_and_a_negative_tolerance_is_an_error():
     assert compare({"hit@5": 0.88, "mrr@10": 1.0}, {"hit@5": 0.90, "mrr@10": 1.0}, 0.02, "b", "a").passed
     with pytest.raises(ValueError, match="tolerance"):
         compare({"hit@5": 1.0, "mrr@10": 1.0}, None, -0.1, "b", None)
+
+
+def test_the_report_names_the_split_it_measured():
+    report = compare({"hit@5": 0.9, "mrr@10": 0.8}, None, 0.02, "b", None, split="test").report()
+    assert "(test split, tolerance 0.02)" in report
+
+
+def test_a_drop_chance_explains_on_a_small_split_passes_and_a_real_one_is_refused():
+    from serving.evaluation.gate import sign_test
+
+    before, after = {"hit@5": 0.9524, "mrr@10": 0.90}, {"hit@5": 0.9048, "mrr@10": 0.89}
+    noise = compare(after, before, 0.02, "b", "a", paired={"hit@5": (2, 0), "mrr@10": (3, 2)})
+    assert noise.passed and noise.rows[0].p == 0.25  # two of 42 lost, none won: one time in four by chance
+    assert "2/0" in noise.report()
+    lost = compare({"hit@5": 0.78, "mrr@10": 0.70}, before, 0.02, "b", "a",
+                   paired={"hit@5": (7, 0), "mrr@10": (8, 1)})
+    assert not lost.passed and all(r.worse for r in lost.rows)
+    assert sign_test(0, 0) == 1.0 and sign_test(3, 0) == 0.125
