@@ -137,3 +137,16 @@ def test_a_worker_that_cannot_start_fails_the_batch_and_quarantines_nothing(sett
     run_id = _extract(settings)  # the environment fixed: the same run extracts every document
     counts = lifecycle.check_extraction(settings, run_id)
     assert counts["extracted"] > 0 and counts["failed"] == 0
+
+
+def test_maintenance_sees_a_run_busy_from_its_start_until_it_is_indexed(settings):
+    from transforms.purge.maintenance import busy_run
+
+    paths = LakePaths(settings.home)
+    assert busy_run(paths) is None
+    run_id = lifecycle.begin_ingest(settings)["run_id"]  # started, not committed
+    assert busy_run(paths) == run_id
+    assert _ingest(settings)["run_id"] == run_id  # the same run, resumed and committed; not indexed
+    assert busy_run(paths) == run_id
+    _index(settings, run_id)
+    assert busy_run(paths) is None
