@@ -125,3 +125,23 @@ def test_a_worker_that_cannot_start_is_reported_as_such(monkeypatch):
     monkeypatch.setattr(module, "ENTRY", "transforms.no_such_worker")
     with pytest.raises(module.WorkerUnavailable, match="did not start"):
         Watchdog(30.0).run(os.getpid)
+
+
+def _in_a_daemon(results) -> None:
+    with Watchdog(30.0) as watchdog:
+        results.put(watchdog.run(operator.add, 20, 22))
+
+
+def test_a_daemonic_worker_process_can_use_the_watchdog():
+    """A Celery prefork pool process is daemonic, and multiprocessing refuses children to daemonic processes."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")  # how a prefork pool starts its processes
+    results = ctx.Queue()
+    daemon = ctx.Process(target=_in_a_daemon, args=(results,), daemon=True)
+    daemon.start()
+    try:
+        assert results.get(timeout=60) == 42
+    finally:
+        daemon.join(timeout=30)
+    assert daemon.exitcode == 0
