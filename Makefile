@@ -25,8 +25,8 @@ index: setup
 status: setup
 	$(VENV)/bin/lakerag status
 
-test: setup  ## the whole suite (what CI runs)
-	$(PY) -m pytest -q
+test: setup  ## the whole suite (what CI runs); PYTEST_ARGS adds pytest options
+	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 test-fast: setup  ## skip slow and integration tests
 	$(PY) -m pytest -q -m "not slow and not integration"

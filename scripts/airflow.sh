@@ -44,6 +44,7 @@ trap 'stop $?' EXIT
 start() {  # setsid: a process group of its own, killed as a whole (children included)
     setsid "$AIRFLOW" "$@" &
     groups+=($!)
+    echo "airflow: group $! ($1)" >&2
 }
 
 "$AIRFLOW" db migrate >/dev/null || exit 1
