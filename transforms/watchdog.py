@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from lakehouse.errors import LakeragError
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 START_TIMEOUT = 120.0  # seconds for a fresh worker to import and answer (not counted against a call's bound)
 ENTRY = "transforms.watchdog_worker"
+ROOT = str(Path(__file__).resolve().parents[1])  # the folder holding the `transforms` package
 
 
 class Overrun(LakeragError):
@@ -50,10 +52,12 @@ class _Worker:
     def __init__(self) -> None:
         parent_read, child_write = os.pipe()
         child_read, parent_write = os.pipe()
+        # -P and PYTHONPATH: the entry point is imported from where this module was, never from the working folder
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (ROOT, os.environ.get("PYTHONPATH"))))}
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", ENTRY, str(child_read), str(child_write), str(os.getpid())],
-                pass_fds=(child_read, child_write), stdin=subprocess.DEVNULL, close_fds=True)
+                [sys.executable, "-P", "-m", ENTRY, str(child_read), str(child_write), str(os.getpid())],
+                pass_fds=(child_read, child_write), stdin=subprocess.DEVNULL, close_fds=True, env=env)
         except OSError as exc:
             for fd in (parent_read, child_write, child_read, parent_write):
                 os.close(fd)
