@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo index status test test-fast lint lock corpus bench clean airflow dbt dbt-manifest compose-config
+.PHONY: setup demo index status test test-fast lint lock corpus bench clean airflow test-airflow dbt dbt-manifest compose-config
 
 setup: $(VENV)/.installed
 
@@ -25,8 +25,8 @@ index: setup
 status: setup
 	$(VENV)/bin/lakerag status
 
-test: setup  ## the whole suite (what CI runs)
-	$(PY) -m pytest -q
+test: setup  ## the whole suite (what CI runs); PYTEST_ARGS adds pytest options
+	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 test-fast: setup  ## skip slow and integration tests
 	$(PY) -m pytest -q -m "not slow and not integration"
@@ -45,11 +45,12 @@ bench: setup
 	$(PY) benchmarks/extraction.py
 	$(PY) benchmarks/ingest.py
 
-# Airflow 3 on this machine, for people who want the UI: http://127.0.0.1:8080 (login in
-# airflow_home/simple_auth_manager_passwords.json.generated). DAGs from dags/, created paused and unpaused once the
-# API server answers; data under $$LAKERAG_HOME (default ./var). Ctrl-C or SIGTERM stops every process
-# (scripts/airflow.sh, docs/operations.md).
-AIRFLOW_ENV := PATH=$(CURDIR)/$(VENV)/bin:$$PATH AIRFLOW_HOME=$(CURDIR)/airflow_home \
+# Airflow 3 on this machine, for people who want the UI: http://127.0.0.1:$$AIRFLOW_PORT (default 8080; user admin,
+# password in $$AIRFLOW_HOME/simple_auth_manager_passwords.json.generated, default ./airflow_home). DAGs from dags/,
+# created paused and unpaused once the API server answers; the hourly ingest then starts at once. Data under
+# $$LAKERAG_HOME (default ./var). Ctrl-C or SIGTERM stops every process (scripts/airflow.sh, docs/operations.md).
+AIRFLOW_HOME ?= $(CURDIR)/airflow_home
+AIRFLOW_ENV := PATH=$(CURDIR)/$(VENV)/bin:$$PATH AIRFLOW_HOME=$(AIRFLOW_HOME) \
 	AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
 	AIRFLOW__CORE__LOAD_EXAMPLES=False AIRFLOW__CORE__PARALLELISM=2 AIRFLOW__API__HOST=127.0.0.1 \
 	AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION=True AIRFLOW__COSMOS__ENABLE_TELEMETRY=False \
@@ -57,6 +58,9 @@ AIRFLOW_ENV := PATH=$(CURDIR)/$(VENV)/bin:$$PATH AIRFLOW_HOME=$(CURDIR)/airflow_
 
 airflow: setup  ## API server, scheduler, DAG processor and triggerer on 127.0.0.1 with the lakerag DAGs
 	$(AIRFLOW_ENV) VENV=$(VENV) exec bash scripts/airflow.sh
+
+test-airflow: setup  ## the chain under a real scheduler started as `make airflow` starts it (part of `make test`)
+	$(PY) -m pytest -q tests/dags/test_scheduler.py
 
 dbt: setup  ## build the serving marts (dbt) of the newest snapshot under $$LAKERAG_HOME
 	DBT_SEND_ANONYMOUS_USAGE_STATS=False $(PY) -m transforms.dbt_build

@@ -10,8 +10,8 @@ recorded and closed.
   value read at parse time. Every other setting is read when a task runs.
 * Idempotent tasks: work is keyed by content hash and written atomically; an interrupted run resumes.
 * While an earlier run is committed but not yet indexed, `discover` skips: committing now would race with it.
-* Bad files are quarantined with a reason (`lakerag status`); a bad folder configuration fails, unretried.
-* Only small values cross XCom: the run id and batch numbers.
+* Bad files are quarantined (`lakerag status`); a bad folder configuration fails, unretried, as does `verify`
+  when no file could be extracted or more than `LAKERAG_MAX_EXTRACT_FAILED_SHARE` (0.5) failed. XCom: ids only.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pendulum
 from airflow.sdk import dag, task
 from airflow.sdk.exceptions import AirflowFailException, AirflowSkipException
 
-from lakerag.orchestration import CHUNKS, default_args, notify_failure
+from lakerag.orchestration import CHUNKS, default_args, notify_failure, verify_extraction
 from transforms.lifecycle import ingest_schedule
 
 DEFAULT_ARGS = default_args()
@@ -56,6 +56,11 @@ def lakerag_ingest() -> None:
         run_batch_stage(get_settings(), plan["run_id"], "land", batch)
         return run_batch_stage(get_settings(), plan["run_id"], "extract", batch)
 
+    @task
+    def verify(plan: dict) -> dict:
+        """Fail, unretried, when no file could be extracted or too many failed (a broken environment)."""
+        return verify_extraction(plan["run_id"])
+
     @task(doc_md="Split one batch's extracted documents into structure-aware chunks.")
     def chunk(plan: dict, batch: int) -> int:
         from lakehouse.settings import get_settings
@@ -87,7 +92,7 @@ def lakerag_ingest() -> None:
     extracted = extract.partial(plan=plan).expand(batch=todo)
     chunked = chunk.partial(plan=plan).expand(batch=todo)
     committed = commit(plan)
-    extracted >> chunked >> committed
+    extracted >> verify(plan) >> chunked >> committed
     changed(committed) >> chunks_ready(committed)
 
 

@@ -1,14 +1,16 @@
 """
 ### lakerag_maintenance
 
-Daily, and after every publish (`lakerag_published`). Two tasks, in order:
+Daily, and after every publish (`lakerag_published`). Three tasks, in order:
 
+* `idle`: waits (a sensor in reschedule mode: it holds no worker slot) while a lakerag run is in progress: a run of
+  `lakerag_ingest`, `lakerag_rebuild`, `lakerag_index`, `lakerag_transform` or `lakerag_publish`, or a lakehouse
+  run that is started and not committed, or committed and not yet indexed. After six hours of waiting it skips,
+  and the next schedule or publish tries again;
 * `erase_pending`: carry out the erasures queued through `POST /v1/admin/erasures` (the same as
   `lakerag erase --pending`): each removes its target from every table, cache, run record and snapshot,
   publishes a new snapshot and appends a receipt to `erasures/receipts.jsonl`;
 * `gc`: purge what was retired more than `LAKERAG_RETENTION_DAYS` ago (the same as `lakerag gc`).
-
-Both wait for the ingest and index DAGs: while a run is not finished they fail and retry later.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pendulum
-from airflow.sdk import AssetOrTimeSchedule, dag, task
+from airflow.sdk import AssetOrTimeSchedule, PokeReturnValue, dag, task
 from airflow.timetables.trigger import CronTriggerTimetable
 
-from lakerag.orchestration import PUBLISHED, default_args, notify_failure
+from lakerag.orchestration import PUBLISHED, default_args, notify_failure, running_chain_dags
 
 DEFAULT_ARGS = default_args(retries=6, retry_delay=timedelta(minutes=5), max_retry_delay=timedelta(hours=1))
 SCHEDULE = AssetOrTimeSchedule(timetable=CronTriggerTimetable("0 3 * * *", timezone="UTC"), assets=[PUBLISHED])
@@ -30,6 +32,16 @@ SCHEDULE = AssetOrTimeSchedule(timetable=CronTriggerTimetable("0 3 * * *", timez
      tags=["lakerag", "maintenance"],
      doc_md=__doc__)
 def lakerag_maintenance() -> None:
+    @task.sensor(poke_interval=30, timeout=timedelta(hours=6).total_seconds(), mode="reschedule", soft_fail=True)
+    def idle(**context) -> PokeReturnValue:
+        """Done when no lakerag DAG run and no lakehouse run is in progress."""
+        from lakehouse.paths import LakePaths
+        from lakehouse.settings import get_settings
+        from transforms.purge.maintenance import busy_run
+
+        busy = running_chain_dags(context["ti"]) + [busy_run(LakePaths(get_settings().home))]
+        return PokeReturnValue(is_done=not any(busy), xcom_value=None)
+
     @task
     def erase_pending() -> int:
         """Carry out the queued erasure requests; returns how many."""
@@ -46,7 +58,7 @@ def lakerag_maintenance() -> None:
 
         return collect_garbage(get_settings(), requested_by="lakerag_maintenance")
 
-    erase_pending() >> gc()
+    idle() >> erase_pending() >> gc()
 
 
 lakerag_maintenance()

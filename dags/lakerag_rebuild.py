@@ -20,7 +20,7 @@ import pendulum
 from airflow.sdk import Param, dag, task
 from airflow.sdk.exceptions import AirflowFailException
 
-from lakerag.orchestration import CHUNKS, default_args, notify_failure
+from lakerag.orchestration import CHUNKS, default_args, notify_failure, verify_extraction
 from transforms.rebuild import stage_order
 
 DEFAULT_ARGS = default_args(retry_delay=timedelta(minutes=1), max_retry_delay=timedelta(minutes=15))
@@ -64,6 +64,11 @@ def lakerag_rebuild() -> None:
         run_batch_stage(get_settings(), plan["run_id"], "land", batch)
         return run_batch_stage(get_settings(), plan["run_id"], "extract", batch)
 
+    @task
+    def verify(plan: dict) -> dict:
+        """Fail, unretried, when no document could be extracted or too many failed (as lakerag_ingest)."""
+        return verify_extraction(plan["run_id"])
+
     @task(doc_md="Chunk one batch.")
     def chunk(plan: dict, batch: int) -> int:
         from lakehouse.settings import get_settings
@@ -83,7 +88,7 @@ def lakerag_rebuild() -> None:
     plan = prepare()
     todo = batches(plan)
     extracted = extract.partial(plan=plan).expand(batch=todo)
-    extracted >> chunk.partial(plan=plan).expand(batch=todo) >> commit(plan)
+    extracted >> verify(plan) >> chunk.partial(plan=plan).expand(batch=todo) >> commit(plan)
 
 
 lakerag_rebuild()

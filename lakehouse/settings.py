@@ -59,6 +59,10 @@ class ExtractionSettings(BaseSettings):
     extract_timeout: float = Field(
         300.0, ge=0, description="Wall-time bound, in seconds, on one document's extraction (run in a worker "
         "process that is killed on overrun; the document is quarantined). 0: in-process, unbounded.")
+    max_extract_failed_share: float = Field(
+        0.5, ge=0, le=1, description="An ingest run fails (lakerag_ingest's `verify` task) when more than this "
+        "share of the documents it extracted failed, or when none could be extracted: a broken environment, not "
+        "bad files. 1: only when none could be extracted.")
     owners_with_llm: bool = Field(True, description="When the rules find no responsible or approver, ask the "
                                   "LLM (when one is configured) for the names written in the document.")
 

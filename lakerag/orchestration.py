@@ -18,6 +18,8 @@ CANDIDATE = Asset("lakerag_candidate")    # index froze a candidate snapshot -> 
 SERVING = Asset("lakerag_serving")        # dbt built the candidate's marts -> lakerag_publish
 PUBLISHED = Asset("lakerag_published")    # the gate published a snapshot
 GPU_POOL = "lakerag_gpu"
+# The DAGs whose runs write the lakehouse: maintenance waits while any of them has a run queued or running.
+CHAIN_DAGS = ("lakerag_ingest", "lakerag_rebuild", "lakerag_index", "lakerag_transform", "lakerag_publish")
 
 
 def stage_asset(stage: str) -> Asset:
@@ -31,6 +33,27 @@ def default_args(retries: int = 3, retry_delay: timedelta = timedelta(seconds=30
     return {"owner": "lakerag", "retries": retries, "retry_delay": retry_delay,
             "retry_exponential_backoff": True, "max_retry_delay": max_retry_delay,
             "on_failure_callback": notify_failure}
+
+
+def verify_extraction(run_id: str) -> dict:
+    """The ingest and rebuild DAGs' `verify` task: the run's extracted and failed counts, or a failed task,
+    unretried (a retry extracts nothing more), when no document could be extracted or more than
+    ``LAKERAG_MAX_EXTRACT_FAILED_SHARE`` of them failed."""
+    from airflow.sdk.exceptions import AirflowFailException
+
+    from lakehouse.settings import get_settings
+    from transforms.lifecycle import check_extraction
+    from transforms.stages.extract import TooManyFailures
+
+    try:
+        return check_extraction(get_settings(), run_id)
+    except TooManyFailures as exc:
+        raise AirflowFailException(str(exc)) from exc
+
+
+def running_chain_dags(ti: Any) -> list[str]:
+    """The DAGs of ``CHAIN_DAGS`` with a run queued or running, asked through a running task's instance."""
+    return [dag_id for dag_id in CHAIN_DAGS if ti.get_dr_count(dag_id=dag_id, states=["queued", "running"])]
 
 
 def failure_event(context: Any) -> dict:

@@ -44,6 +44,7 @@ trap 'stop $?' EXIT
 start() {  # setsid: a process group of its own, killed as a whole (children included)
     setsid "$AIRFLOW" "$@" &
     groups+=($!)
+    echo "airflow: group $! ($1)" >&2
 }
 
 "$AIRFLOW" db migrate >/dev/null || exit 1
@@ -68,5 +69,5 @@ for file in "$DAGS_DIR"/lakerag_*.py; do
     done
     echo "airflow: unpaused $dag" >&2
 done
-echo "airflow: ready on http://$HOST:$PORT (login: ${AIRFLOW_HOME:-~/airflow}/simple_auth_manager_passwords.json.generated)"
+echo "airflow: ready on http://$HOST:$PORT (user admin, password in ${AIRFLOW_HOME:-~/airflow}/simple_auth_manager_passwords.json.generated); a scheduled lakerag_ingest starts on unpause, or: airflow dags trigger lakerag_ingest"
 wait

@@ -19,7 +19,7 @@ from lakehouse.settings import Settings
 from lakehouse.snapshots import list_snapshots
 from lakehouse.storage import read_json, read_table, write_json
 from transforms import pipeline, registry
-from transforms.stages import commit, snapshot
+from transforms.stages import commit, extract, snapshot
 from transforms.stages.context import RunContext
 
 log = logging.getLogger(__name__)
@@ -96,6 +96,12 @@ def run_batch_stage(settings: Settings, run_id: str, stage: str, batch: int) -> 
     if not chosen.batched:
         raise ValueError(f"stage {stage!r} is not mapped over batches")
     return chosen.run(pipeline.start_run(settings, run_id), batch).processed
+
+
+def check_extraction(settings: Settings, run_id: str) -> dict:
+    """After every batch's extraction: the run's extracted and failed counts; raises
+    ``extract.TooManyFailures`` when none could be extracted or too large a share failed."""
+    return extract.check_failures(pipeline.start_run(settings, run_id))
 
 
 def has_changes(ctx: RunContext) -> bool:

@@ -1,26 +1,35 @@
 """A wall-time bound around work that may hang or blow up (a hostile document in a parser): the call runs in a
 separate worker process; when it overruns or kills its process, the worker is killed, the call is reported,
-and the next call gets a fresh worker. The worker is started once and reused while calls behave."""
+and the next call gets a fresh worker. The worker is started once and reused while calls behave.
+
+The worker is a clean interpreter with its own entry point (``python -m transforms.watchdog_worker``), not a
+multiprocessing child: spawn and forkserver children re-import the parent's main module, which under a scheduler
+is the `airflow` command (it dies in a task's environment) and elsewhere may be any script. It works the same
+under Airflow's scheduler, a Celery worker, the CLI and the API, and it ends with the process that started it."""
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
-import multiprocessing
 import os
-import threading
+import select
+import subprocess
+import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
 
 from lakehouse.errors import LakeragError
+from transforms.watchdog_worker import read_frame, write_frame
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+START_TIMEOUT = 120.0  # seconds for a fresh worker to import and answer (not counted against a call's bound)
+ENTRY = "transforms.watchdog_worker"
+ROOT = str(Path(__file__).resolve().parents[1])  # the folder holding the `transforms` package
 
 
 class Overrun(LakeragError):
@@ -31,30 +40,81 @@ class WorkerDied(LakeragError):
     """The call killed its worker process (out of memory, a crash in native code)."""
 
 
-def _ready() -> bool:
-    return True
+class WorkerUnavailable(LakeragError):
+    """The worker process could not be started: a problem of this machine or environment, not of a document."""
 
 
-def _exit_with_parent(parent: int) -> None:
-    """Worker initializer: the worker ends within a second or two of the process that started it. A parent
-    killed outright (SIGKILL, the OOM killer, a crashed scheduler task) runs no clean-up, and the worker holds
-    both ends of its own work queue, so it would otherwise wait for work for ever."""
+class RemoteTraceback(Exception):
+    """The worker's traceback of a call that raised, attached as the re-raised error's cause."""
 
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)
 
-    threading.Thread(target=watch, name="lakerag-parent-watch", daemon=True).start()
+class _Worker:
+    def __init__(self) -> None:
+        parent_read, child_write = os.pipe()
+        child_read, parent_write = os.pipe()
+        # -P and PYTHONPATH: the entry point is imported from where this module was, never from the working folder
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (ROOT, os.environ.get("PYTHONPATH"))))}
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-P", "-m", ENTRY, str(child_read), str(child_write), str(os.getpid())],
+                pass_fds=(child_read, child_write), stdin=subprocess.DEVNULL, close_fds=True, env=env)
+        except OSError as exc:
+            for fd in (parent_read, child_write, child_read, parent_write):
+                os.close(fd)
+            raise WorkerUnavailable(f"could not start `{sys.executable} -m {ENTRY}`: {exc}") from None
+        os.close(child_read)
+        os.close(child_write)
+        self.results: BinaryIO = os.fdopen(parent_read, "rb", buffering=0)
+        self.calls: BinaryIO = os.fdopen(parent_write, "wb")
+        try:
+            write_frame(self.calls, list(sys.path))
+            ready = self.receive(START_TIMEOUT)
+        except (BrokenPipeError, TimeoutError, EOFError):
+            ready = None
+        if ready is None or ready[0] != "ready":
+            code = self.kill()
+            raise WorkerUnavailable(f"the worker process `{sys.executable} -m {ENTRY}` did not start (exit "
+                                    f"code {code}; its error is in the log above)")
+        self.pid: int = ready[1]
+
+    def receive(self, timeout: float) -> Any:
+        """The next frame from the worker; TimeoutError when none within ``timeout``, EOFError if it died."""
+        readable, _, _ = select.select([self.results], [], [], timeout)
+        if not readable:
+            raise TimeoutError
+        ok, value = read_frame(self.results)
+        if not ok:
+            raise EOFError
+        return value
+
+    def kill(self) -> int | None:
+        self.process.kill()
+        code = self.process.wait()
+        self._close_pipes()
+        return code
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """End of input: the worker finishes and exits; killed if it does not within ``timeout``."""
+        self._close_pipes()
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def _close_pipes(self) -> None:
+        for stream in (self.calls, self.results):
+            with contextlib.suppress(OSError):
+                stream.close()
 
 
 class Watchdog:
-    """``run(fn, *args)`` with ``seconds`` of wall time at most (0: in this process, unbounded). ``fn`` and its
-    arguments must pickle (spawned workers, never forked: the caller may hold threads and locks)."""
+    """``run(fn, *args)`` with ``seconds`` of wall time at most (0: in this process, unbounded). ``fn`` must be
+    importable by name and its arguments must pickle (the worker is a separate interpreter). One caller at a
+    time."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self._pool: ProcessPoolExecutor | None = None
+        self._current: _Worker | None = None
 
     def __enter__(self) -> Watchdog:
         return self
@@ -65,36 +125,37 @@ class Watchdog:
     def run(self, fn: Callable[..., T], *args: Any) -> T:
         if self.seconds <= 0:
             return fn(*args)
-        future = self._worker().submit(fn, *args)
+        worker = self._worker()
+        started = time.monotonic()
         try:
-            return future.result(timeout=self.seconds)
-        except FutureTimeout:
+            write_frame(worker.calls, (fn, args))
+            status, value = worker.receive(self.seconds)
+        except TimeoutError:
             self._kill()
             raise Overrun(f"took longer than {self.seconds:g} s and was stopped") from None
-        except BrokenProcessPool as exc:
-            self._kill()
-            raise WorkerDied(f"killed its worker process (out of memory, or a crash in a native library: {exc})"
-                             ) from None
+        except (EOFError, BrokenPipeError):
+            code = self._kill()
+            raise WorkerDied(f"killed its worker process after {time.monotonic() - started:.1f} s (out of memory, "
+                             f"or a crash in a native library; exit code {code})") from None
+        if status == "ok":
+            return value
+        exc, remote = value
+        raise exc from (RemoteTraceback(remote) if remote else None)
 
-    def _worker(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_exit_with_parent, initargs=(os.getpid(),))
-            self._pool.submit(_ready).result()  # start-up (imports) is not counted against a call's bound
-        return self._pool
+    def _worker(self) -> _Worker:
+        if self._current is None:
+            self._current = _Worker()
+            log.debug("watchdog worker %s started", self._current.pid)
+        return self._current
 
-    def _kill(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        for process in list(getattr(pool, "_processes", {}).values()):  # the executor has no public kill
-            process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+    def _kill(self) -> int | None:
+        worker, self._current = self._current, None
+        return None if worker is None else worker.kill()
 
     def close(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        worker, self._current = self._current, None
+        if worker is not None:
+            worker.stop()
 
 
 _SHARED: dict[float, Watchdog] = {}
@@ -102,7 +163,7 @@ _SHARED: dict[float, Watchdog] = {}
 
 def shared(seconds: float) -> Watchdog:
     """The process's watchdog for a bound, reused across batches and runs (a worker costs a second or two to
-    start: spawned, it imports the extraction libraries again); closed when the process exits."""
+    start: it imports the extraction libraries again); closed when the process exits."""
     if not _SHARED:
         atexit.register(_close_shared)
     return _SHARED.setdefault(seconds, Watchdog(seconds))

@@ -60,6 +60,8 @@ def test_assets_chain_ingest_index_transform_publish(dagbag):
 def test_maintenance_erases_queued_requests_then_collects_garbage_after_each_publish(dagbag):
     maintenance = dagbag.dags["lakerag_maintenance"]
     assert maintenance.get_task("erase_pending").downstream_task_ids == {"gc"}
+    idle = maintenance.get_task("idle")  # waits for a running chain without holding a worker slot
+    assert idle.downstream_task_ids == {"erase_pending"} and idle.mode == "reschedule" and idle.soft_fail
     assert "lakerag_published" in str(maintenance.timetable.asset_condition)
 
 
@@ -151,3 +153,10 @@ def test_every_dag_and_task_has_the_failure_callback(dagbag, monkeypatch, caplog
     assert event == {"event": "lakerag_failure", "dag_id": "lakerag_index", "run_id": "manual__1", "task_id": "embed",
                      "map_index": -1, "try_number": 2, "error": "MemoryError: Unable to allocate 39.1 GiB"}
     assert received == [event]
+
+
+def test_ingest_and_rebuild_verify_the_extraction_before_chunking(dagbag):
+    for dag_id in ("lakerag_ingest", "lakerag_rebuild"):
+        dag = dagbag.dags[dag_id]
+        assert dag.get_task("extract").downstream_task_ids == {"verify"}
+        assert dag.get_task("verify").downstream_task_ids == {"chunk"}

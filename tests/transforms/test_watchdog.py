@@ -75,3 +75,73 @@ def test_a_parent_killed_outright_leaves_no_worker_behind():
     while _alive(worker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _alive(worker), "the watchdog's worker outlived the process that started it"
+
+
+# A main module that dies when imported again, as `airflow` does in a task's environment ("Could not parse
+# SQLAlchemy URL"): a worker that re-runs its parent's main module (multiprocessing's spawn) never starts.
+_REIMPORT_FAILS = """
+import os, sys
+if __name__ != "__main__":
+    raise SystemExit("the main module ran again in the worker (as " + __name__ + ")")
+sys.path.insert(0, {root!r})
+from transforms.watchdog import Watchdog
+with Watchdog(30.0) as watchdog:
+    print(watchdog.run(os.getpid) != os.getpid(), watchdog.run(divmod, 7, 2), flush=True)
+"""
+
+
+def test_the_worker_never_runs_its_parents_main_module(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "entry_point.py"
+    script.write_text(_REIMPORT_FAILS.format(root=str(Path(__file__).resolve().parents[2])))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "(3,", "1)"]
+
+
+def test_a_call_that_raises_raises_the_same_error_in_the_caller():
+    from lakehouse.errors import DocumentError
+
+    with Watchdog(30.0) as watchdog:
+        with pytest.raises(ValueError, match="invalid literal"):
+            watchdog.run(int, "x")
+        with pytest.raises(DocumentError) as caught:
+            watchdog.run(_refuse)
+        assert caught.value.stage == "chunk" and watchdog.run(len, "abc") == 3
+
+
+def _refuse() -> None:
+    from lakehouse.errors import DocumentError
+
+    raise DocumentError("not a document", stage="chunk")
+
+
+def test_a_worker_that_cannot_start_is_reported_as_such(monkeypatch):
+    from transforms import watchdog as module
+
+    monkeypatch.setattr(module, "ENTRY", "transforms.no_such_worker")
+    with pytest.raises(module.WorkerUnavailable, match="did not start"):
+        Watchdog(30.0).run(os.getpid)
+
+
+def _in_a_daemon(results) -> None:
+    with Watchdog(30.0) as watchdog:
+        results.put(watchdog.run(operator.add, 20, 22))
+
+
+def test_a_daemonic_worker_process_can_use_the_watchdog():
+    """A Celery prefork pool process is daemonic, and multiprocessing refuses children to daemonic processes."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")  # how a prefork pool starts its processes
+    results = ctx.Queue()
+    daemon = ctx.Process(target=_in_a_daemon, args=(results,), daemon=True)
+    daemon.start()
+    try:
+        assert results.get(timeout=60) == 42
+    finally:
+        daemon.join(timeout=30)
+    assert daemon.exitcode == 0

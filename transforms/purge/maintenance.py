@@ -20,9 +20,14 @@ from transforms.stages.context import RunContext
 log = logging.getLogger(__name__)
 
 
+def busy_run(paths: LakePaths) -> str | None:
+    """The run in progress (started and not committed, or committed and not yet indexed), if any."""
+    return unfinished_run(paths) or lifecycle.pending_index_run(paths)
+
+
 def refuse_if_busy(paths: LakePaths) -> None:
     """A run in progress (interrupted, or committed and not yet indexed) must finish first."""
-    if (busy := unfinished_run(paths) or lifecycle.pending_index_run(paths)) is not None:
+    if (busy := busy_run(paths)) is not None:
         raise lifecycle.RunPending(f"run {busy} is not finished; run `lakerag index` (or let the DAGs finish) "
                                    "before gc or erasure")
 

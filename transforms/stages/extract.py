@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from lakehouse import paths as lp
 from lakehouse import schemas as s
-from lakehouse.errors import DocumentError
+from lakehouse.errors import DocumentError, LakeragError
 from lakehouse.paths import LakePaths
 from lakehouse.runs import StageRecord
 from lakehouse.settings import Settings
@@ -19,7 +19,7 @@ from lakehouse.storage import read_json, write_json, write_table
 from transforms.progress import report
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
-from transforms.watchdog import Overrun, Watchdog, WorkerDied, shared
+from transforms.watchdog import Overrun, Watchdog, WorkerDied, WorkerUnavailable, shared
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,8 @@ def _extract_batch(ctx: RunContext, batch: int, watchdog: Watchdog, record: Stag
             _save_failure(ctx, digest, row[s.PATH], "extract", f"extraction {exc} (LAKERAG_EXTRACT_TIMEOUT)",
                           record)
             continue
+        except WorkerUnavailable:  # this machine's problem, not the document's: the task fails, nothing is cached
+            raise
         except DocumentError as exc:
             _save_failure(ctx, digest, row[s.PATH], exc.stage, exc.reason, record)
             continue
@@ -100,6 +102,32 @@ def _save_failure(ctx: RunContext, digest: str, path: str, stage: str, reason: s
                ctx.paths.failure(digest))
     record.failed += 1
     record.errors.append(f"{path}: {reason}")
+
+
+class TooManyFailures(LakeragError):
+    """Extraction failed for every document of a run, or for more than the configured share of them."""
+
+
+def check_failures(ctx: RunContext) -> dict:
+    """Counts over the run's planned documents (cached outcomes included, so a retried task judges the same
+    run); raises ``TooManyFailures`` when none could be extracted, or when more than
+    ``LAKERAG_MAX_EXTRACT_FAILED_SHARE`` of them failed: a run that quarantines most of its documents is a
+    broken environment (a missing library, a worker that cannot start), not bad files."""
+    rows = [row for batch in ctx.batches() for row in ctx.batch_rows(batch)]
+    failed = [(row[s.PATH], f["reason"]) for row in rows
+              if not ctx.paths.extracted_part(row[s.CONTENT_HASH]).exists()
+              and (f := ctx.failure(row[s.CONTENT_HASH])) is not None and f.get("stage") == "extract"]
+    extracted = sum(1 for row in rows if ctx.paths.extracted_part(row[s.CONTENT_HASH]).exists())
+    limit = ctx.settings.extraction.max_extract_failed_share
+    counts = {"extracted": extracted, "failed": len(failed)}
+    if not failed or (extracted and len(failed) / (len(failed) + extracted) <= limit):
+        return counts
+    reasons = "; ".join(f"{path}: {reason}" for path, reason in failed[:3])
+    raise TooManyFailures(
+        f"{len(failed)} of {len(failed) + extracted} documents failed extraction "
+        f"({len(failed) / (len(failed) + extracted):.0%}; LAKERAG_MAX_EXTRACT_FAILED_SHARE={limit:g}"
+        f"{', and none was extracted' if not extracted else ''}), e.g. {reasons}. They are quarantined "
+        "(`lakerag status`); fix the cause, then re-extract them (`lakerag_rebuild` with path_prefix).")
 
 
 def caches(paths: LakePaths) -> list[Path]:
