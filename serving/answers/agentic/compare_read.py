@@ -35,6 +35,9 @@ def sides(flow: Workflow) -> tuple[str, list[str]] | None:
               and docs[d].doc_type != docs[required].doc_type]
     named = [d for d in others if d in flow.out.named]
     others = named or others
+    # what the checked documents incorporate by reference (the contract's "Anexo III") is checked with them
+    others += [a for d in list(others) for a in flow.box.directory.annexes(d, [ix.texts[r] for r in docs[d].rows])
+               if a != required and a not in others]
     return (required, others) if others else None
 
 

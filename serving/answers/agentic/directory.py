@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from serving.answers.agentic.references import CODE, plain_title, title_key
+from serving.answers.agentic.references import CODE, find, plain_title, title_key
 from serving.answers.engine import Engine
 
 
@@ -71,6 +71,19 @@ class Directory:
 
     def by_code(self, code: str) -> list[str]:
         return list(self.codes.get(code.upper(), []))
+
+    def annexes(self, document_id: str, texts: list[str]) -> list[str]:
+        """The caller's documents that are annexes or attachments ``document_id`` references in ``texts`` (its
+        chunks): "Anexo III" in the contract, a document of the same code whose title is "Anexo III ..."."""
+        doc = self.docs[document_id]
+        numbers = {ref.key.lower() for text in texts for ref in find(text) if ref.kind == "annex"}
+        found = []
+        for code in doc.codes:
+            for other in self.by_code(code):
+                title = title_key(self.docs[other].title)
+                if other != document_id and any(re.search(rf"\b(?:anexo|annex) {n}\b", title) for n in numbers):
+                    found.append(other)
+        return list(dict.fromkeys(found))
 
     def lookup(self, query: str, limit: int = 5) -> list[Doc]:
         """Documents whose code, title or path match the query best (codes first, then shared words)."""

@@ -154,12 +154,13 @@ def test_a_value_the_question_asks_about_is_compared_even_without_an_obligation_
 
 
 def test_the_requirement_side_is_the_kind_of_document_the_question_names():
-    docs = {"pol": SimpleNamespace(doc_type="politica"), "pop": SimpleNamespace(doc_type="pop"),
-            "ct": SimpleNamespace(doc_type="contrato")}
+    docs = {"pol": SimpleNamespace(doc_type="politica", rows=(0,)), "pop": SimpleNamespace(doc_type="pop", rows=(1,)),
+            "ct": SimpleNamespace(doc_type="contrato", rows=(2,))}
     ids = ["pol", "pop", "ct"]
+    index = SimpleNamespace(document_ids=ids, texts=["", "", ""])
     flow = SimpleNamespace(question="O RPO definido no POP de backup é compatível com o contrato de nuvem?",
-                           box=SimpleNamespace(engine=SimpleNamespace(index=SimpleNamespace(document_ids=ids)),
-                                               directory=SimpleNamespace(docs=docs)),
+                           box=SimpleNamespace(engine=SimpleNamespace(index=index),
+                                               directory=SimpleNamespace(docs=docs, annexes=lambda d, texts: [])),
                            out=SimpleNamespace(read=[0, 1, 2], named=[]), depth={0: 0, 1: 0, 2: 1})
     required, others = sides(flow)
     assert required == "pop" and others == ["ct"]
