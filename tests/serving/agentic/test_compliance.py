@@ -22,48 +22,44 @@ taxonomy:
   - prefix: "Contratos/Anexos/"
     doc_type: anexo_contratual
 """
+def _doc(*paragraphs: str) -> str:
+    return "\n\n".join(paragraphs) + "\n"
+
+
 DOCS = {
-    "Políticas/Política de Transporte de Material Biológico.md": """# Política de Transporte de Material Biológico
-
-## 1. Objetivo
-
-Esta política define como amostras biológicas são transportadas entre as unidades do laboratório.
-
-## 4. Requisitos do transporte
-
-4.1 O transportador deve comunicar ao laboratório qualquer desvio de temperatura das caixas térmicas em até 2 (duas) horas após a sua detecção.
-
-4.2 Os registros de temperatura de cada viagem devem ser mantidos pelo transportador por no mínimo 5 anos.
-
-4.3 Os motoristas devem ser treinados em biossegurança antes do primeiro transporte.
-""",
-    "Contratos/CT-2025-0042 Transporte de Amostras.md": """# Contrato de Transporte de Amostras Biológicas nº CT-2025-0042
-
-## CLÁUSULA 1ª — DO OBJETO
-
-1.1 Transporte refrigerado de amostras biológicas entre as unidades. Integra este contrato o Anexo II (Níveis de Serviço e Comunicações).
-
-## CLÁUSULA 3ª — DOS PRAZOS
-
-| Indicador | Nível de serviço |
-|---|---|
-| Tempo de coleta após o chamado | até 1 hora |
-| Tempo de entrega na unidade de destino | até 3 horas |
-
-## CLÁUSULA 5ª — DAS OBRIGAÇÕES DA CONTRATADA
-
-5.1 Cumprir o Anexo II e manter os motoristas treinados em biossegurança antes do primeiro transporte.
-""",
-    "Contratos/Anexos/CT-2025-0042 Anexo II - Níveis de Serviço e Comunicações.md": """# Anexo II - Níveis de Serviço e Comunicações do CT-2025-0042
-
-## 2. Comunicações
-
-2.1 A CONTRATADA comunicará ao laboratório qualquer desvio de temperatura das caixas térmicas em até 6 (seis) horas após a sua detecção.
-
-## 3. Registros
-
-3.1 A CONTRATADA manterá os registros de temperatura de cada viagem por 5 anos e os entregará quando solicitada.
-""",
+    "Políticas/Política de Transporte de Material Biológico.md": _doc(
+        "# Política de Transporte de Material Biológico",
+        "## 1. Objetivo",
+        "Esta política define como amostras biológicas são transportadas entre as unidades do "
+        "laboratório.",
+        "## 4. Requisitos do transporte",
+        "4.1 O transportador deve comunicar ao laboratório qualquer desvio de temperatura das caixas "
+        "térmicas em até 2 (duas) horas após a sua detecção.",
+        "4.2 Os registros de temperatura de cada viagem devem ser mantidos pelo transportador por no "
+        "mínimo 5 anos.",
+        "4.3 Os motoristas devem ser treinados em biossegurança antes do primeiro transporte.",
+    ),
+    "Contratos/CT-2025-0042 Transporte de Amostras.md": _doc(
+        "# Contrato de Transporte de Amostras Biológicas nº CT-2025-0042",
+        "## CLÁUSULA 1ª — DO OBJETO",
+        "1.1 Transporte refrigerado de amostras biológicas entre as unidades. Integra este contrato o "
+        "Anexo II (Níveis de Serviço e Comunicações).",
+        "## CLÁUSULA 3ª — DOS PRAZOS",
+        "| Indicador | Nível de serviço |\n|---|---|\n| Tempo de coleta após o chamado | até 1 hora |\n| "
+        "Tempo de entrega na unidade de destino | até 3 horas |",
+        "## CLÁUSULA 5ª — DAS OBRIGAÇÕES DA CONTRATADA",
+        "5.1 Cumprir o Anexo II e manter os motoristas treinados em biossegurança antes do primeiro "
+        "transporte.",
+    ),
+    "Contratos/Anexos/CT-2025-0042 Anexo II - Níveis de Serviço e Comunicações.md": _doc(
+        "# Anexo II - Níveis de Serviço e Comunicações do CT-2025-0042",
+        "## 2. Comunicações",
+        "2.1 A CONTRATADA comunicará ao laboratório qualquer desvio de temperatura das caixas térmicas em "
+        "até 6 (seis) horas após a sua detecção.",
+        "## 3. Registros",
+        "3.1 A CONTRATADA manterá os registros de temperatura de cada viagem por 5 anos e os entregará "
+        "quando solicitada.",
+    ),
 }
 QUESTION = "O CT-2025-0042 cumpre o que a Política de Transporte de Material Biológico exige?"
 
