@@ -43,10 +43,31 @@ def key(text: str) -> str:
     return " ".join(words(text))
 
 
+@dataclass(frozen=True)
+class Group:
+    """Words naming one kind of document, whether it states requirements, and its search tool's name."""
+
+    names: frozenset[str]
+    normative: bool
+    tool: str
+    describe: str
+
+
 @cache
-def _groups(path: Path = NAMES_FILE) -> tuple[tuple[frozenset[str], bool], ...]:
+def _groups(path: Path = NAMES_FILE) -> tuple[Group, ...]:
     data = json.loads(path.read_text(encoding="utf-8"))
-    return tuple((frozenset(key(n) for n in g["names"]), bool(g.get("normative"))) for g in data["groups"])
+    return tuple(Group(frozenset(key(n) for n in g["names"]), bool(g.get("normative")), g.get("tool", ""),
+                       g.get("describe", "")) for g in data["groups"])
+
+
+@cache
+def tool_of(doc_type: str) -> tuple[str, str]:
+    """(tool suffix, description) of the multi-step loop's search over one document type."""
+    own = key(doc_type)
+    for group in _groups():
+        if own in group.names and group.tool:
+            return group.tool, group.describe
+    return re.sub(r"\W+", "_", doc_type.lower()).strip("_"), f"documents of type {doc_type}"
 
 
 @dataclass(frozen=True)
@@ -54,7 +75,7 @@ class DocTypes:
     """The catalog's document types and the names that point at each (folded keys, see ``key``)."""
 
     names: Mapping[str, str] = field(default_factory=dict)  # name key -> doc_type
-    normative: frozenset[str] = frozenset()
+    normative: tuple[str, ...] = ()  # types that state requirements, most normative first
 
     @classmethod
     def of(cls, types: Iterable[str], folders: Mapping[str, Iterable[str]] | None = None) -> DocTypes:
@@ -64,20 +85,20 @@ class DocTypes:
             if doc_type in own:
                 own[doc_type] |= {key(n) for n in names if key(n)}
         names: dict[str, str] = {}
-        normative = set()
+        rank: dict[str, int] = {}
         for doc_type, keys in own.items():
-            for group, is_normative in _groups():
-                if keys & group:
-                    keys = keys | group
-                    if is_normative:
-                        normative.add(doc_type)
+            for i, group in enumerate(_groups()):
+                if keys & group.names:
+                    keys = keys | group.names
+                    if group.normative:
+                        rank.setdefault(doc_type, i)
             for k in keys:
                 names.setdefault(k, doc_type)
         for doc_type, keys in own.items():  # a type's own names win over a group word another type took
             for k in keys:
                 if k == key(doc_type):
                     names[k] = doc_type
-        return cls(names, frozenset(normative))
+        return cls(names, tuple(sorted(rank, key=lambda t: (rank[t], t))))
 
     @classmethod
     def of_catalog(cls, rows: Iterable[Mapping]) -> DocTypes:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from serving.answers.agentic.references import CODE, find, plain_title, title_key
+from serving.answers.doctypes import DocTypes
 from serving.answers.engine import Engine
 
 
@@ -64,6 +66,11 @@ class Directory:
         for d in self.docs.values():
             for code in d.codes:
                 self.codes.setdefault(code, []).append(d.document_id)
+
+    @cached_property
+    def types(self) -> DocTypes:
+        """The names of the caller's document types (their keys, folders and synonyms)."""
+        return DocTypes.of_catalog({"doc_type": d.doc_type, "path": d.path} for d in self.docs.values())
 
     def title_map(self) -> dict[str, str]:
         """Folded title -> title, for reference detection."""

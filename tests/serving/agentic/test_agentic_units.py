@@ -13,6 +13,7 @@ from serving.answers.agentic.comparison import compare, quantities, render
 from serving.answers.agentic.directory import Directory
 from serving.answers.agentic.references import find, names, title_key
 from serving.answers.agentic.trace import Budget, Trace
+from serving.answers.doctypes import DocTypes
 from serving.answers.routing import comparison, compound
 
 POLICY = ("7.2 Os dados do Hospital devem ser protegidos por controles de criptografia em repouso e em trânsito, "
@@ -160,7 +161,9 @@ def test_the_requirement_side_is_the_kind_of_document_the_question_names():
     index = SimpleNamespace(document_ids=ids, texts=["", "", ""])
     flow = SimpleNamespace(question="O RPO definido no POP de backup é compatível com o contrato de nuvem?",
                            box=SimpleNamespace(engine=SimpleNamespace(index=index),
-                                               directory=SimpleNamespace(docs=docs, annexes=lambda d, texts: [])),
+                                               directory=SimpleNamespace(docs=docs, annexes=lambda d, texts: [],
+                                                                         types=DocTypes.of(["politica", "pop",
+                                                                                            "contrato"]))),
                            out=SimpleNamespace(read=[0, 1, 2], named=[]), depth={0: 0, 1: 0, 2: 1})
     required, others = sides(flow)
     assert required == "pop" and others == ["ct"]
