@@ -6,8 +6,10 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
+import unicodedata
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
@@ -31,7 +33,9 @@ FIELDS = (
     "answerable",
     "kind",
 )
-OPTIONAL = {"facts", "must_read", "max_steps", "as_of", "split"}  # the answer judge's gold facts, multi-hop reading lists
+# the answer judge's gold facts, multi-hop reading lists, the frozen split, unanswerable near misses
+OPTIONAL = {"facts", "must_read", "max_steps", "as_of", "split", "near_miss"}
+VARIANT_STYLES = {"colloquial", "no_accents", "typo", "keywords", "rambling", "english"}
 KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
 
 
@@ -73,6 +77,12 @@ def _good_documents() -> list[str]:
 @pytest.fixture(scope="module")
 def questions() -> list[dict]:
     with (CORPUS / "questions.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def variants() -> list[dict]:
+    with (CORPUS / "variants.jsonl").open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
@@ -169,8 +179,20 @@ def test_questions_have_all_fields(questions):
 
 
 def test_share_of_unanswerable_questions(questions):
-    share = sum(not q["answerable"] for q in questions) / len(questions)
+    plain = [q for q in questions if not q.get("near_miss")]  # near misses are counted on their own below
+    share = sum(not q["answerable"] for q in plain) / len(plain)
     assert 0.10 <= share <= 0.20
+
+
+def test_near_misses_are_unanswerable_refusals_a_third_of_them_in_test(questions):
+    near = [q for q in questions if "near_miss" in q]
+    assert len(near) >= 18
+    for q in near:
+        assert q["near_miss"] is True and not q["answerable"] and q["kind"] == "refusal", q["id"]
+        assert not q["relevant_paths"] and q["expected_answer"].startswith(("Não encontrado", "Not found")), q["id"]
+    assert abs(sum(q["split"] == "test" for q in near) - len(near) / 3) <= 1
+    ids = [q["id"] for q in questions]
+    assert ids[-len(near):] == [q["id"] for q in near], "near misses are appended after the original questions"
 
 
 def test_relevant_paths_exist_and_ids_match(questions):
@@ -245,6 +267,93 @@ def test_build_is_deterministic_and_matches_the_committed_corpus(tmp_path):
     committed = {
         rel: digest
         for rel, digest in _tree_digest(CORPUS).items()
-        if rel.startswith("documents/") or rel in ("questions.jsonl", "visual_questions.jsonl", "EXPECTED.md")
+        if rel.startswith("documents/")
+        or rel in ("questions.jsonl", "variants.jsonl", "visual_questions.jsonl", "EXPECTED.md")
     }
     assert first == committed, "sample_corpus/ is stale: run .venv/bin/python scripts/build_sample_corpus.py"
+
+
+# ----------------------------------------------------------------------------------------------- variants
+
+
+def test_variants_keep_their_originals_facts_groups_and_split(questions, variants):
+    by_id = {q["id"]: q for q in questions}
+    seen = set()
+    for v in variants:
+        original = by_id[v["original"]]
+        assert tuple(v)[:5] == ("id", "original", "style", "language", "question"), v["id"]
+        assert v["id"] == f"{v['original']}-{v['style']}" and v["id"] not in seen
+        seen.add(v["id"])
+        assert v["style"] in VARIANT_STYLES
+        assert v["language"] == ("en" if v["style"] == "english" else "pt"), v["id"]
+        assert v["question"].strip() and v["question"] != original["question"], v["id"]
+        assert {k: x for k, x in v.items() if k not in ("id", "original", "style", "language", "question")} == {
+            k: x for k, x in original.items() if k not in ("id", "question")
+        }, v["id"]
+
+
+def _folded_words(text: str) -> list[str]:
+    plain = unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
+    return re.findall(r"[a-z0-9]+", plain)
+
+
+def test_variants_reword_rather_than_copy(variants, questions):
+    by_id = {q["id"]: q["question"] for q in questions}
+    for v in variants:
+        if v["style"] != "typo":  # a typo variant may keep the wording; every other one changes a word at least
+            assert _folded_words(v["question"]) != _folded_words(by_id[v["original"]]), v["id"]
+        if v["style"] == "no_accents":
+            assert v["question"] == v["question"].lower(), v["id"]
+            assert all(ord(c) < 128 for c in v["question"]), v["id"]
+        if v["style"] == "keywords":
+            assert "?" not in v["question"] and len(v["question"].split()) <= 12, v["id"]
+        if v["style"] == "rambling":
+            assert len(v["question"].split()) >= max(25, 1.5 * len(by_id[v["original"]].split())), v["id"]
+
+
+def _variant_build(build, tmp_path, items):
+    src = tmp_path / "variants.yaml"
+    src.write_text(yaml.safe_dump(items, allow_unicode=True), encoding="utf-8")
+    questions = [{"id": "q001", "question": "Qual o prazo?", "expected_answer": "10 dias.", "split": "test"}]
+    variants_module = sys.modules[build.write_variants.__module__]  # build_variants.py, imported by the build
+    return variants_module.build_variants(questions, src)
+
+
+@pytest.mark.parametrize(
+    ("items", "message"),
+    [
+        ([{"of": "q999", "style": "typo", "question": "Qaul o prazo?"}], "unknown question 'q999'"),
+        ([{"of": "q001", "style": "slang", "question": "qual prazo"}], "field 'style' is 'slang'"),
+        (
+            [{"of": "q001", "style": "typo", "question": "Qaul o prazo?"},
+             {"of": "q001", "style": "typo", "question": "Qual o prazp?"}],
+            "q001 already has a 'typo' variant",
+        ),
+        ([{"of": "q001", "style": "typo"}], "field 'question' must be a non-empty string"),
+    ],
+)
+def test_variant_build_refuses_unknown_originals_styles_and_repeats(build, tmp_path, items, message):
+    with pytest.raises(SystemExit, match=message):
+        _variant_build(build, tmp_path, items)
+
+
+def test_variant_build_copies_the_original_after_its_own_fields(build, tmp_path):
+    rows = _variant_build(build, tmp_path, [{"of": "q001", "style": "english", "question": "What is the deadline?"}])
+    assert rows == [{"id": "q001-english", "original": "q001", "style": "english", "language": "en",
+                     "question": "What is the deadline?", "expected_answer": "10 dias.", "split": "test"}]
+
+
+def test_every_question_has_two_rewordings_and_many_have_an_english_rendering(questions, variants):
+    styles: dict[str, set[str]] = {q["id"]: set() for q in questions}
+    for v in variants:
+        styles[v["original"]].add(v["style"])
+    near = {q["id"] for q in questions if q.get("near_miss")}
+    assert [qid for qid, found in styles.items() if len(found - {"english"}) < 2 and qid not in near] == []
+    assert sum(bool(styles[qid]) for qid in near) >= len(near) / 2
+    english_openers = {"what", "which", "how", "who", "when", "within", "can", "under", "according"}
+    portuguese = {q["id"]: q["kind"] for q in questions if q["question"].split()[0].lower() not in english_openers}
+    english = {v["original"] for v in variants if v["style"] == "english" and v["original"] in portuguese}
+    assert len(english) >= 45
+    assert {"governance", "multi_hop", "code_lookup", "refusal", "fact", "global"} <= {portuguese[q] for q in english}
+    tests = [q for q in questions if q["split"] == "test"]
+    assert sum(v["split"] == "test" for v in variants) >= 2 * len(tests)
