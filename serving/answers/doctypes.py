@@ -51,13 +51,31 @@ class Group:
     normative: bool
     tool: str
     describe: str
+    archive: bool = False
 
 
 @cache
 def _groups(path: Path = NAMES_FILE) -> tuple[Group, ...]:
     data = json.loads(path.read_text(encoding="utf-8"))
     return tuple(Group(frozenset(key(n) for n in g["names"]), bool(g.get("normative")), g.get("tool", ""),
-                       g.get("describe", "")) for g in data["groups"])
+                       g.get("describe", ""), bool(g.get("archive"))) for g in data["groups"])
+
+
+def is_archive(doc_type: str) -> bool:
+    """A type that holds superseded versions ("obsoleto", "superseded")."""
+    return any(key(doc_type) in g.names for g in _groups() if g.archive)
+
+
+_ACCENTS = {"a": "[aáàâã]", "e": "[eéê]", "i": "[ií]", "o": "[oóôõ]", "u": "[uúü]", "c": "[cç]"}
+
+
+@cache
+def normative_pattern() -> str:
+    """A regular expression (case-insensitive, accents optional) for the names of the kinds of document that state
+    requirements: what "conforme a Política ...", "according to the Standard ..." start with."""
+    names = sorted({n for g in _groups() if g.normative for n in g.names}, key=len, reverse=True)
+    words = (r"\s+".join("".join(_ACCENTS.get(c, re.escape(c)) for c in w) for w in n.split()) for n in names)
+    return "(?:" + "|".join(words) + ")"
 
 
 @cache
