@@ -6,7 +6,6 @@ import re
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
 
 from serving.answers.agentic.compare_read import sides
 from serving.answers.agentic.comparison import compare, quantities, render
@@ -14,7 +13,7 @@ from serving.answers.agentic.directory import Directory
 from serving.answers.agentic.references import find, names, title_key
 from serving.answers.agentic.trace import Budget, Trace
 from serving.answers.doctypes import DocTypes
-from serving.answers.routing import comparison, compound
+from serving.answers.routing import comparison
 
 POLICY = ("7.2 Os dados do Hospital devem ser protegidos por controles de criptografia em repouso e em trânsito, "
           "descritos em anexo contratual. O terceiro deve notificar o Hospital de qualquer incidente de segurança "
@@ -66,17 +65,6 @@ def test_comparison_flags_the_conflict_the_match_and_what_is_missing():
     text, cited = render(rows, "Política", "Anexo III", "pt")
     assert "NÃO atende" in text and "não encontrado" in text and "não está de acordo" in text
     assert set(cited) == {1, 2}
-
-
-@pytest.mark.parametrize("question, expected", [
-    ("O prazo de notificação do Anexo III do CT-2024-0187 está de acordo com a Política de Segurança?", True),
-    ("O contrato de hospedagem atende ao item 7.2 da política?", True),
-    ("Does contract CT-2024-0187 comply with POL-SI-004?", True),
-    ("Qual o valor mensal do contrato CT-2024-0187?", False),
-    ("Qual é o prazo para prestar contas de despesas de viagem?", False),
-])
-def test_router_sends_compound_questions_to_agentic(question, expected):
-    assert compound(question) is expected
 
 
 def test_comparison_words():

@@ -47,6 +47,23 @@ def test_lexical_routes_of_colloquial_forms(question, expected):
     assert route(question, True, DEPARTMENTS, PEOPLE, TYPES)[0] == expected
 
 
+@pytest.mark.parametrize("question, agentic", [
+    ("Quem fornece os uniformes e qual é o valor mensal do contrato dele?", True),
+    ("Who is the records officer in the handbook, and within how many days are requests answered?", True),
+    ("O prazo de notificação do Anexo III do CT-2024-0187 está de acordo com a Política de Segurança?", True),
+    ("O contrato de hospedagem atende ao item 7.2 da política?", True),
+    ("Does contract CT-2024-0187 comply with POL-SI-004?", True),
+    ("Que controles o fornecedor que hospeda o prontuário assumiu?", True),
+    ("Qual é o valor mensal do contrato de uniformes?", False),
+    ("Qual o valor mensal do contrato CT-2024-0187?", False),
+    ("Quem é o fornecedor que hospeda o prontuário eletrônico?", False),
+    ("Would a supplier that notifies incidents within 72 hours be compliant?", False),
+])
+def test_compound_questions_go_to_agentic_without_an_encoder(question, agentic):
+    """Formerly the compound() rule's cases; now the lexical head's (the BM25-only path)."""
+    assert (route(question, True, DEPARTMENTS, PEOPLE, TYPES)[0] == "agentic") is agentic
+
+
 @pytest.mark.model
 @pytest.mark.parametrize("question, expected", [
     ("Which documents are overdue for review?", "catalog"),
