@@ -32,7 +32,7 @@ ROUTES = ("catalog", "corpus", "compound", "lookup")
 MODEL_FILE = Path(__file__).with_name("data") / "routing.json"
 HASH_DIM = 2048
 SIGNALS = ("codes_1", "codes_2", "named_2", "type_named", "type_plural", "person_named", "department_named", "days",
-           "parts_2", "english")
+           "parts_2", "parts_uncoded", "english")
 _CODE = re.compile(r"\b[a-z]{2,5}(?:-[a-z]{2,4})?-\d{2,4}(?:-\d{2,4})?\b")
 _DAYS = re.compile(r"\b\d{1,4}\s+(?:dias|days)\b")
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -63,7 +63,7 @@ def signals(question: str, names: Names) -> np.ndarray:
     named = names.doc_types.named(question)
     values = [codes == 1, codes >= 2, codes + len(named) >= 2, bool(named), names.doc_types.plural_named(question),
               _named(names.people, padded), _named(names.departments, padded), bool(_DAYS.search(text)),
-              len(split(question)) >= 2, detect_language(question) == "en"]
+              (parts := len(split(question))) >= 2, parts >= 2 and codes == 0, detect_language(question) == "en"]
     return np.array(values, dtype=np.float32)
 
 
