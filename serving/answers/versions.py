@@ -13,13 +13,13 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from serving.answers.doctypes import is_archive
 from serving.answers.types import DocumentMeta
 
 _MARKERS = re.compile(r"\(.*?\)|\b(?:v|ver|vers[aã]o|version|rev|revis[aã]o|revision)\.?\s*\d+(?:\.\d+)*\b",
                       re.IGNORECASE)
 VERSION = _NUMBER = re.compile(r"\b(?:v|ver|vers[aã]o|version|rev)\.?\s*(\d+(?:\.\d+)?)\b", re.IGNORECASE)
 _ARCHIVE = re.compile(r"(?:^|/)(?:obsolet|supersed|revogad|arquiv|archive|antig|old\b|hist[oó]ric)", re.IGNORECASE)
-_ARCHIVE_TYPES = {"obsoleto", "obsoletos", "obsolete", "superseded", "revogado", "arquivo"}
 MIN_FAMILY_WORDS = 3  # shorter titles are too common to be recognised inside a passage
 
 
@@ -45,7 +45,7 @@ def number(title: str, meta: DocumentMeta | None) -> float | None:
 
 
 def archived(path: str | None, doc_type: str | None) -> bool:
-    return bool(_ARCHIVE.search(path or "")) or (doc_type or "").casefold() in _ARCHIVE_TYPES
+    return bool(_ARCHIVE.search(path or "")) or is_archive(doc_type or "")
 
 
 def asked_version(question: str) -> float | None:

@@ -5,28 +5,29 @@ from __future__ import annotations
 
 import re
 
-from lakehouse.text import fold
 from serving.answers.agentic.comparison import requirements
-from serving.answers.agentic.workflow import TYPE_WORDS, Workflow
+from serving.answers.agentic.workflow import Workflow
+from serving.answers.doctypes import DocTypes
 from serving.answers.relevance import terms
 from serving.answers.wording import language_of
 
-NORMATIVE = ("politica", "pop", "protocolo_gerenciado", "protocolo", "instrucao_trabalho", "manual")
 _REQUIREMENT_HEADING = re.compile(r"requisit|responsabilidad|obriga|diretriz|regras|requirement|responsibilit|"
                                   r"obligation|rules", re.IGNORECASE)
 
 
 def sides(flow: Workflow) -> tuple[str, list[str]] | None:
     """(the requirement document, the documents checked against it), or None when the reading has not two
-    sides. The requirement side is the most normative document read (named in the question first, then of the kind
-    the question names: "definidos no POP de backup")."""
+    sides. The requirement side is the most normative document read (``DocTypes.normative``; named in the
+    question first, then of the kind the question names: "definidos no POP de backup")."""
     ix = flow.box.engine.index
     docs = flow.box.directory.docs
     read = list(dict.fromkeys(ix.document_ids[r] for r in flow.out.read))
-    kinds = asked_kinds(flow.question)
-    ranked = sorted((d for d in read if docs[d].doc_type in NORMATIVE),
+    types = flow.box.directory.types
+    normative = types.normative
+    kinds = asked_kinds(flow.question, types)
+    ranked = sorted((d for d in read if docs[d].doc_type in normative),
                     key=lambda d: (d not in flow.out.named, docs[d].doc_type not in kinds,
-                                   NORMATIVE.index(docs[d].doc_type), read.index(d)))
+                                   normative.index(docs[d].doc_type), read.index(d)))
     if not ranked:
         return None
     required = ranked[0]
@@ -35,12 +36,15 @@ def sides(flow: Workflow) -> tuple[str, list[str]] | None:
               and docs[d].doc_type != docs[required].doc_type]
     named = [d for d in others if d in flow.out.named]
     others = named or others
+    # what the checked documents incorporate by reference (the contract's "Anexo III") is checked with them
+    others += [a for d in list(others) for a in flow.box.directory.annexes(d, [ix.texts[r] for r in docs[d].rows])
+               if a != required and a not in others]
     return (required, others) if others else None
 
 
-def asked_kinds(question: str) -> set[str]:
+def asked_kinds(question: str, types: DocTypes) -> set[str]:
     """The kinds of document the question names by their kind ("definidos no POP de backup", "the policy")."""
-    return {TYPE_WORDS[w] for w in re.findall(r"[a-z]+", fold(question)) if w in TYPE_WORDS}
+    return set(types.named(question))
 
 
 def read_sides(flow: Workflow, required: str, others: list[str]) -> None:

@@ -23,6 +23,7 @@ from models.analysis import analyze
 from serving.answers.sentences import split_units
 
 MIN_MATCH = 0.18  # share of a requirement's weighted terms its evidence must cover (and 2 terms at least)
+SAME_QUANTITY = 0.34  # share of the larger "what it measures" sentence two quantities must share to be compared
 MAX_REQUIREMENTS = 10
 _OBLIGATION = re.compile(r"\b(dev[ea]m?|dever[áã]o?|obrigat[óo]ri\w*|proibid\w*|vedad\w*|exig\w*|depende de|"
                          r"must|shall|required|prohibited|anualmente|por ano|ao menos|no m[íi]nimo|em at[ée]|"
@@ -117,6 +118,12 @@ def _window(text: str, quantity: Quantity, words: int = 14) -> str:
     return " ".join(head.split()[-words:])
 
 
+def _measured(text: str, quantity: Quantity, words: int = 40) -> str:
+    """What a quantity measures: its sentence up to it ("O terceiro deve notificar ... incidente ... em até")."""
+    head = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9])|\n", text.replace("*", "").split(quantity.text, 1)[0])[-1]
+    return " ".join(head.split()[-words:])
+
+
 def _terms(text: str, language: str) -> set[str]:
     return {t for t in analyze(text, language) if not t.replace(".", "").isdigit()}
 
@@ -153,6 +160,22 @@ def _check(requirement: str, evidence: str, language: str, weight: Callable[[str
     return "meets", ""
 
 
+def about_same(requirement: str, evidence: str, language: str, weight: Callable[[str], float]) -> bool:
+    """Whether ``evidence`` states a quantity of what ``requirement``'s quantities measure: the sentences up to
+    the two quantities share at least ``SAME_QUANTITY`` of the larger one's weight ("notificar ... incidente" and
+    "notificará ... incidente" do; "notificar ... incidente" and "tempo de solução de incidente" do not). A
+    requirement without a quantity is about no quantity; evidence without one states none."""
+    needs, offers = quantities(requirement), quantities(evidence)
+    for need in needs:
+        a = _terms(_measured(requirement, need), language)
+        for got in offers:
+            b = _terms(_measured(evidence, got), language)
+            larger = max(sum(weight(t) for t in a), sum(weight(t) for t in b))
+            if larger and sum(weight(t) for t in a & b) / larger >= SAME_QUANTITY:
+                return True
+    return False
+
+
 def _score(req: str, unit: str, terms: set[str], have: set[str], language: str,
            weight: Callable[[str], float]) -> float:
     """Term share, plus, when both state quantities, how alike the words before them are."""
@@ -181,9 +204,13 @@ def compare(required: list[tuple[int, str]], offered: list[tuple[int, str]], lan
     rows = []
     for n, req in reqs[:MAX_REQUIREMENTS]:
         terms = _terms(req, language)
-        scored = [(_score(req, units[i][1], terms, have, language, weight), i) for i, have in enumerate(unit_terms)]
-        best, best_i = max(scored, default=(0.0, -1))
-        if best < MIN_MATCH or len(terms & unit_terms[best_i]) < 2:
+        scored = sorted(((_score(req, units[i][1], terms, have, language, weight), i)
+                         for i, have in enumerate(unit_terms)), key=lambda pair: (-pair[0], pair[1]))
+        # a requirement with a term or amount is met or broken only by evidence about the same quantity
+        measured = bool(quantities(req))
+        best_i = next((i for score, i in scored if score >= MIN_MATCH and len(terms & unit_terms[i]) >= 2
+                       and (not measured or about_same(req, units[i][1], language, weight))), -1)
+        if best_i < 0:
             rows.append(Row(req, n, None, None, "not_found"))
             continue
         evidence_n, evidence = units[best_i]

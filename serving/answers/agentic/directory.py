@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from serving.answers.agentic.references import CODE, plain_title, title_key
+from serving.answers.agentic.references import CODE, find, plain_title, title_key
+from serving.answers.doctypes import DocTypes
 from serving.answers.engine import Engine
 
 
@@ -65,12 +67,30 @@ class Directory:
             for code in d.codes:
                 self.codes.setdefault(code, []).append(d.document_id)
 
+    @cached_property
+    def types(self) -> DocTypes:
+        """The names of the caller's document types (their keys, folders and synonyms)."""
+        return DocTypes.of_catalog({"doc_type": d.doc_type, "path": d.path} for d in self.docs.values())
+
     def title_map(self) -> dict[str, str]:
         """Folded title -> title, for reference detection."""
         return {key: self.docs[doc].title for key, doc in self.titles.items()}
 
     def by_code(self, code: str) -> list[str]:
         return list(self.codes.get(code.upper(), []))
+
+    def annexes(self, document_id: str, texts: list[str]) -> list[str]:
+        """The caller's documents that are annexes or attachments ``document_id`` references in ``texts`` (its
+        chunks): "Anexo III" in the contract, a document of the same code whose title is "Anexo III ..."."""
+        doc = self.docs[document_id]
+        numbers = {ref.key.lower() for text in texts for ref in find(text) if ref.kind == "annex"}
+        found = []
+        for code in doc.codes:
+            for other in self.by_code(code):
+                title = title_key(self.docs[other].title)
+                if other != document_id and any(re.search(rf"\b(?:anexo|annex) {n}\b", title) for n in numbers):
+                    found.append(other)
+        return list(dict.fromkeys(found))
 
     def lookup(self, query: str, limit: int = 5) -> list[Doc]:
         """Documents whose code, title or path match the query best (codes first, then shared words)."""

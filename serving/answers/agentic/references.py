@@ -12,13 +12,14 @@ import re
 from dataclasses import dataclass
 
 from lakehouse.text import fold
+from serving.answers.doctypes import normative_pattern
 
 CODE = re.compile(r"\b[A-Z]{2,5}(?:-[A-Z]{2,4})?-\d{2,4}(?:-\d{2,4})?\b")
 ANNEX = re.compile(r"\bAnexo\s+([IVX]{1,5}|\d{1,2})\b", re.IGNORECASE)
 ANNEX_GENERIC = re.compile(r"\banexos?\s+(?:contratua(?:l|is)|espec[ií]fico|de\s+seguran[çc]a)", re.IGNORECASE)
 POLICY = re.compile(r"\b(?:conforme|segundo|de acordo com|nos termos d[ao]|previst[ao]s? n[ao]|exigid[ao]s? "
                     r"pel[ao]|required by|according to|as set out in)\s+(?:[ao]s?\s+|the\s+)?"
-                    r"((?:Pol[íi]tica|Policy|Procedimento|Manual|Norma|Protocolo|Instru[çc][ãa]o|Standard)"
+                    rf"({normative_pattern()}"
                     r"[^.;:()?!\n]{3,90})", re.IGNORECASE)
 ITEM = re.compile(r"\b(?:item|itens|cl[áa]usula|se[çc][ãa]o|subitem|section|clause)\s+(\d{1,2}(?:\.\d{1,2}){0,2})"
                   r"(?!\d)", re.IGNORECASE)

@@ -13,25 +13,12 @@ import numpy as np
 
 from serving.answers.agentic.directory import Directory
 from serving.answers.agentic.trace import estimate_tokens
+from serving.answers.doctypes import tool_of
 from serving.answers.engine import Engine
 from serving.answers.modes.base import section_of
 
 SNIPPET = 240
 READ_LIMIT = 4  # chunks one read_document call returns at most
-PLURAL = {"politica": ("policies", "policies (políticas): rules the organisation and its suppliers must follow"),
-          "contrato": ("contracts", "contracts (contratos): parties, object, values, terms, obligations"),
-          "anexo_contratual": ("contract_annexes", "contract annexes (anexos contratuais): technical, SLA and "
-                               "security terms of a contract"),
-          "pop": ("sops", "standard operating procedures (POPs)"),
-          "protocolo": ("protocols", "clinical protocols"),
-          "protocolo_gerenciado": ("managed_protocols", "managed clinical protocols"),
-          "instrucao_trabalho": ("work_instructions", "work instructions (ITs)"),
-          "manual": ("manuals", "manuals and playbooks"), "ata": ("minutes", "meeting minutes (atas): decisions"),
-          "rh": ("hr_documents", "HR documents"), "formulario": ("forms", "forms"),
-          "obsoleto": ("obsolete_documents", "superseded versions kept for reference"),
-          "unclassified": ("other_documents", "documents outside the taxonomy")}
-
-
 class ToolError(ValueError):
     """A tool call the loop cannot run; its message is the observation the agent reads."""
 
@@ -50,7 +37,7 @@ class Observation:
 
 
 def tool_name(doc_type: str) -> str:
-    return "search_" + PLURAL.get(doc_type, (re.sub(r"\W+", "_", doc_type.lower()).strip("_"),))[0]
+    return "search_" + tool_of(doc_type)[0]
 
 
 class Toolbox:
@@ -76,7 +63,7 @@ class Toolbox:
         specs = [_spec("search", "Search every document you may read. Results are short (id, title, section, "
                        "snippet); read the ones you need with read_document.", search_params)]
         for name, doc_type in self.search_tools.items():
-            label = PLURAL.get(doc_type, (doc_type, f"documents of type {doc_type}"))[1]
+            label = tool_of(doc_type)[1]
             specs.append(_spec(name, f"Search only the {label}. Use it when the question or the evidence points "
                                f"to a document of this kind.", search_params))
         specs.append(_spec("read_document", "Read a document's section in full: section is a chunk id from a "

@@ -30,9 +30,6 @@ from serving.answers.types import Filters
 _ANNEX = re.compile(r"\b(?:anexos?|annex(?:es)?|schedules?)\b", re.IGNORECASE)  # the question asks of an annex
 FIRST_READ = 5  # best hits of the first search read in full
 MAX_DEPTH = 2
-TYPE_WORDS = {"politica": "politica", "policy": "politica", "contrato": "contrato", "contract": "contrato",
-               "pop": "pop", "procedimento": "pop", "anexo": "anexo_contratual", "annex": "anexo_contratual",
-               "protocolo": "protocolo", "manual": "manual", "ata": "ata", "instrucao": "instrucao_trabalho"}
 
 
 @dataclass
@@ -207,7 +204,7 @@ class Workflow:
     def _item_target(self, item: Reference, named: list[str]) -> str | None:
         """The document an "item 7.2 da política" points to: a named one of that type, or the best one of it."""
         after = references.title_key(self.question.split(item.text, 1)[-1])[:40].split()
-        wanted = next((TYPE_WORDS[w] for w in after[:3] if w in TYPE_WORDS), None)
+        wanted = next(iter(self.box.directory.types.named(" ".join(after[:3]))), None)
         docs = self.box.directory.docs
         for document_id in named:
             if wanted is None or docs[document_id].doc_type == wanted:

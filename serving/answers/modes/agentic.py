@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 
-from lakehouse.text import fold
 from models.injection import overlaps
 from serving.answers.agentic import cited, compare_read, comparison, dense, parts, references
 from serving.answers.agentic.agent import run_agent
 from serving.answers.agentic.references import ITEM
 from serving.answers.agentic.tools import Toolbox
-from serving.answers.agentic.workflow import TYPE_WORDS, Outcome, Workflow
+from serving.answers.agentic.workflow import Outcome, Workflow
+from serving.answers.doctypes import DocTypes
 from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk
 from serving.answers.relevance import terms
 from serving.answers.routing import comparison as is_comparison
@@ -182,8 +181,7 @@ def _bridge_answer(request: ModeRequest, out: Retrieved, bridged: list[str]) -> 
 
 def _of_type(part: str, out: Retrieved) -> set[int] | None:
     """The sources of the one kind of document a part names ("its security annex", "a política"), if read."""
-    words = set(re.findall(r"[a-z]+", fold(part)))
-    kinds = {TYPE_WORDS[w] for w in words if w in TYPE_WORDS}
+    kinds = set(DocTypes.of({s.doc_type for s in out.sources if s.doc_type}).named(part))
     if len(kinds) != 1:
         return None
     kind = kinds.pop()

@@ -6,14 +6,14 @@ import re
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
 
 from serving.answers.agentic.compare_read import sides
 from serving.answers.agentic.comparison import compare, quantities, render
 from serving.answers.agentic.directory import Directory
 from serving.answers.agentic.references import find, names, title_key
 from serving.answers.agentic.trace import Budget, Trace
-from serving.answers.routing import comparison, compound
+from serving.answers.doctypes import DocTypes
+from serving.answers.routing import comparison
 
 POLICY = ("7.2 Os dados do Hospital devem ser protegidos por controles de criptografia em repouso e em trânsito, "
           "descritos em anexo contratual. O terceiro deve notificar o Hospital de qualquer incidente de segurança "
@@ -65,17 +65,6 @@ def test_comparison_flags_the_conflict_the_match_and_what_is_missing():
     text, cited = render(rows, "Política", "Anexo III", "pt")
     assert "NÃO atende" in text and "não encontrado" in text and "não está de acordo" in text
     assert set(cited) == {1, 2}
-
-
-@pytest.mark.parametrize("question, expected", [
-    ("O prazo de notificação do Anexo III do CT-2024-0187 está de acordo com a Política de Segurança?", True),
-    ("O contrato de hospedagem atende ao item 7.2 da política?", True),
-    ("Does contract CT-2024-0187 comply with POL-SI-004?", True),
-    ("Qual o valor mensal do contrato CT-2024-0187?", False),
-    ("Qual é o prazo para prestar contas de despesas de viagem?", False),
-])
-def test_router_sends_compound_questions_to_agentic(question, expected):
-    assert compound(question) is expected
 
 
 def test_comparison_words():
@@ -154,12 +143,15 @@ def test_a_value_the_question_asks_about_is_compared_even_without_an_obligation_
 
 
 def test_the_requirement_side_is_the_kind_of_document_the_question_names():
-    docs = {"pol": SimpleNamespace(doc_type="politica"), "pop": SimpleNamespace(doc_type="pop"),
-            "ct": SimpleNamespace(doc_type="contrato")}
+    docs = {"pol": SimpleNamespace(doc_type="politica", rows=(0,)), "pop": SimpleNamespace(doc_type="pop", rows=(1,)),
+            "ct": SimpleNamespace(doc_type="contrato", rows=(2,))}
     ids = ["pol", "pop", "ct"]
+    index = SimpleNamespace(document_ids=ids, texts=["", "", ""])
     flow = SimpleNamespace(question="O RPO definido no POP de backup é compatível com o contrato de nuvem?",
-                           box=SimpleNamespace(engine=SimpleNamespace(index=SimpleNamespace(document_ids=ids)),
-                                               directory=SimpleNamespace(docs=docs)),
+                           box=SimpleNamespace(engine=SimpleNamespace(index=index),
+                                               directory=SimpleNamespace(docs=docs, annexes=lambda d, texts: [],
+                                                                         types=DocTypes.of(["politica", "pop",
+                                                                                            "contrato"]))),
                            out=SimpleNamespace(read=[0, 1, 2], named=[]), depth={0: 0, 1: 0, 2: 1})
     required, others = sides(flow)
     assert required == "pop" and others == ["ct"]

@@ -10,7 +10,6 @@ from serving.answers.agentic.bridge import implied
 from serving.answers.agentic.cited import coded
 from serving.answers.agentic.parts import Pick, asks, pick, render, split, trim
 from serving.answers.relevance import terms
-from serving.answers.routing import compound
 
 
 @pytest.mark.parametrize("question, parts", [
@@ -33,19 +32,6 @@ def test_a_part_that_points_back_carries_the_first_part_as_context():
     assert "uniformes" in second.query and second.text == "qual é o valor mensal do contrato dele"
     statement = split("O fornecedor guarda dados; em quantos dias deve apagá-los, e quem responde pelo descarte?")
     assert statement[0].text.startswith("O fornecedor guarda dados")  # the statement is the first part's context
-
-
-def test_two_part_questions_are_routed_to_agentic():
-    assert compound("Quem fornece os uniformes e qual é o valor mensal do contrato dele?")
-    assert compound("Who is the records officer in the handbook, and within how many days are requests answered?")
-    assert not compound("Qual é o valor mensal do contrato de uniformes?")
-
-
-def test_several_things_asked_of_one_coded_document_need_one_search():
-    assert not compound("Qual é o valor mensal do contrato CT-2023-0999 e quem é o fornecedor?")
-    assert not compound("What is the term of contract CT-2023-0999 and who manages it?")
-    assert compound("Qual é o valor do contrato CT-2023-0999 e o que diz a política de privacidade?")
-    assert compound("O contrato CT-2023-0999 está de acordo com a política?")
 
 
 def test_what_a_part_asks_for():
@@ -154,7 +140,6 @@ def test_something_named_by_what_it_does_is_a_question_of_its_own(question, hidd
     assert implied(question) == hidden
     parts = split(question)
     assert (parts[0].text == hidden and len(parts) == 2) if hidden else len(parts) == 1
-    assert compound(question) is bool(hidden)
 
 
 def test_the_kind_of_document_a_part_names_is_looked_for_in_another_language():
