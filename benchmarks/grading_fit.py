@@ -1,12 +1,15 @@
 """Fit the weights of the evidence grade (``serving.answers.grading.WEIGHTS``) on a labelled question set.
 
-Every question is asked in basic mode as its labelled caller; each retrieved chunk is an example, positive when
-its document is one of the question's relevant documents (every chunk of an unanswerable question is
-negative). A logistic regression (plain gradient descent, L2) is fitted on the four measurements and the
-answer-level consequences of the fitted weights are printed for a grid of thresholds.
+Only the ``dev`` split is read (the ``test`` split is for reporting): the questions of ``--questions`` and of
+every ``--variants`` file (rewordings and English renderings, each in its original's split). Every question is
+asked in basic mode as its labelled caller; each retrieved chunk is an example, positive when its document is
+one of the question's relevant documents and it has a strip (every chunk of an unanswerable question is
+negative). A logistic regression (plain gradient descent, L2) is fitted on the five measurements (with the
+sentence similarity of ``serving.answers.semantic``) and the answer-level consequences of the fitted weights
+are printed for a grid of thresholds.
 
     .venv/bin/python benchmarks/grading_fit.py --home var [--questions sample_corpus/questions.jsonl]
-        [--embedding-model wordllama]
+        [--variants sample_corpus/variants.jsonl] [--embedding-model e5-small]
 
 Writes benchmarks/results/grading-fit.json.
 """
@@ -25,21 +28,37 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from _common import print_table, save  # noqa: E402
 
-NAMES = ["coverage", "strip", "dense", "kind"]
+NAMES = ["coverage", "strip", "dense", "kind", "semantic"]
+SPLIT = "dev"
 
 
-def collect(home: Path, questions: Path, embedding_model: str | None) -> list[dict]:
+def dev_cases(paths: list[Path]) -> list[dict]:
+    """The dev questions of the files (a question without a split is an error: it might be a test one)."""
+    out = []
+    for path in paths:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            if case.get("split") not in ("dev", "test"):
+                raise SystemExit(f"{path}:{n}: 'split' must be dev or test, not {case.get('split')!r}")
+            if case["split"] == SPLIT:
+                out.append(case)
+    return out
+
+
+def collect(home: Path, cases: list[dict], embedding_model: str | None) -> list[dict]:
     from lakehouse.settings import Settings
     from serving.answers import grading, modes
     from serving.answers.reloader import SnapshotHolder
+    from serving.answers.semantic import unit_similarities
     from serving.answers.wording import language_of
 
     holder = SnapshotHolder(Settings(home=home, **({"embedding_model": embedding_model} if embedding_model else {})))
     holder.refresh()
     engine = holder.require()
     out = []
-    for line in questions.read_text(encoding="utf-8").splitlines():
-        case = json.loads(line)
+    for case in cases:
         if case.get("kind") in ("global", "governance") or not case.get("question"):
             continue
         language = language_of(case["question"])
@@ -49,13 +68,14 @@ def collect(home: Path, questions: Path, embedding_model: str | None) -> list[di
         q = grading.Question.of(case["question"], language, engine.relevance.weights(case["question"], language),
                                 vector)
         relevant = set(case.get("relevant_document_ids") or ())
+        sims = unit_similarities(engine.embedder, vector, retrieved.evidence)
         for item in retrieved.evidence:
             if item.kind != "chunk":
                 continue
             row = engine.rows[item.id]
             dense = float(engine.index.vectors[row] @ vector) if vector is not None else None
             measured, strips, _, _ = grading.features(q, item.text, f"{item.title} {item.section}", dense,
-                                                      engine.injection[row])
+                                                      engine.injection[row], sims.get(item.id))
             out.append({"id": case["id"], "answerable": bool(case.get("answerable", True)),
                         "label": int(item.document_id in relevant and bool(strips)), **measured})
     return out
@@ -92,14 +112,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, required=True)
     parser.add_argument("--questions", type=Path, default=ROOT / "sample_corpus" / "questions.jsonl")
+    parser.add_argument("--variants", type=Path, action="append", default=[],
+                        help="a file of reworded / English questions (each with its original's split)")
     parser.add_argument("--embedding-model", help="the model the index was built with, when not the default")
     args = parser.parse_args()
-    rows = collect(args.home, args.questions, args.embedding_model)
+    cases = dev_cases([args.questions, *args.variants])
+    rows = collect(args.home, cases, args.embedding_model)
     weights = fit(rows)
     print("weights:", weights, f"({len(rows)} chunks, {sum(r['label'] for r in rows)} positive)")
     grid = [outcomes(rows, weights, t) for t in np.round(np.arange(0.1, 0.75, 0.05), 2)]
     print_table(grid, ["threshold", "answerable_declined", "unanswerable_declined"])
-    print(save("grading-fit", {"weights": weights, "examples": len(rows), "grid": grid}))
+    print(save("grading-fit", {"weights": weights, "split": SPLIT, "questions": len(cases), "examples": len(rows),
+                               "grid": grid}))
 
 
 if __name__ == "__main__":
