@@ -16,13 +16,13 @@ QUESTIONS = [
     {"id": "t1", "question": "Qual é o prazo para prestar contas de despesas de viagem?", "kind": "fact",
      "expected_answer": "10 dias úteis após o retorno da viagem.", "facts": ["10 dias úteis"],
      "relevant_document_ids": [document_id_for("Políticas/Política de Viagens.md")], "groups": ["public"],
-     "answerable": True},
+     "answerable": True, "split": "dev"},
     {"id": "t2", "question": "Em quanto tempo a NuvemSul notifica incidentes de segurança?", "kind": "fact",
      "expected_answer": "Em até 72 horas (CT-2024-0187).", "groups": ["juridico"], "answerable": True,
-     "relevant_document_ids": [document_id_for("Contratos/CT-2024-0187.md")]},
+     "relevant_document_ids": [document_id_for("Contratos/CT-2024-0187.md")], "split": "test"},
     {"id": "t3", "question": "Qual é o valor mensal do contrato de vigilância patrimonial CT-2024-0999?",
      "kind": "refusal", "expected_answer": "Não encontrado.", "relevant_document_ids": [], "groups": ["public"],
-     "answerable": False},
+     "answerable": False, "split": "test"},
 ]
 
 
@@ -56,6 +56,78 @@ def test_every_mode_gets_label_shares_and_refusal_metrics(evaluated, capsys):
         labels = {a["id"]: a["label"] for a in mode["answers"]}
         assert labels["t1"] == "correct"  # 10 dias úteis, from the travel policy, cited
         assert labels["t3"] in ("wrong", "declined")  # never correct: nothing answers it
+
+
+def test_a_split_asks_only_its_questions_and_says_which(evaluated, capsys):
+    root, everything = evaluated
+    assert everything["split"] == "all"
+    dataset, out = root / "set", root / "test-split.json"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LAKERAG_EMBEDDING_MODEL", "wordllama")
+        code = main(["eval", "--answers", "--dataset", str(dataset), "--work", str(root / "work"), "--json",
+                     str(out), "--modes", "basic", "--split", "test", "--home", str(root / "home")])
+    assert code == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["split"] == "test" and result["questions"] == 2
+    assert {a["id"] for a in result["modes"]["basic"]["answers"]} == {"t2", "t3"}
+    assert "2 questions, split test" in capsys.readouterr().out
+
+
+def test_a_split_over_questions_without_one_is_an_error_naming_them(tmp_path, capsys):
+    from serving.evaluation.answers import select_split
+
+    rows = [{"id": "a", "question": "x", "split": "dev"}, {"id": "b", "question": "y"}]
+    assert select_split(rows, "all") == rows
+    with pytest.raises(Exception, match=r"'split'.*missing on b"):
+        select_split(rows, "test", "questions.jsonl")
+
+
+VARIANTS = [
+    {"id": "t1-colloquial", "original": "t1", "style": "colloquial", "language": "pt",
+     "question": "qto tempo eu tenho pra prestar conta da viagem?"},
+    {"id": "t2-colloquial", "original": "t2", "style": "colloquial", "language": "pt",
+     "question": "em qto tempo a nuvemsul avisa q teve incidente?"},
+    {"id": "t2-english", "original": "t2", "style": "english", "language": "en",
+     "question": "How soon does NuvemSul report security incidents?"},
+    {"id": "t3-no_accents", "original": "t3", "style": "no_accents", "language": "pt",
+     "question": "Qual e o valor mensal do contrato de vigilancia patrimonial CT-2024-0999?"},
+]
+
+
+def test_variants_are_asked_beside_their_originals_per_style_and_language(evaluated, capsys):
+    root, _ = evaluated
+    dataset, out = root / "set", root / "variants.json"
+    (dataset / "variants.jsonl").write_text("\n".join(json.dumps(v, ensure_ascii=False) for v in VARIANTS),
+                                           encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LAKERAG_EMBEDDING_MODEL", "wordllama")
+        code = main(["eval", "--answers", "--variants", "--dataset", str(dataset), "--work", str(root / "work"),
+                     "--json", str(out), "--modes", "basic", "--split", "test", "--home", str(root / "home")])
+    (dataset / "variants.jsonl").unlink()
+    assert code == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    variants = result["variants"]
+    assert variants["questions"] == 3 and variants["originals"] == 2  # t1 is dev: neither it nor its variant
+    basic = variants["modes"]["basic"]
+    assert list(basic["by_style"]) == ["colloquial", "no_accents", "english"]
+    assert set(basic["by_language"]) == {"pt", "en"} and basic["by_language"]["en"]["questions"] == 1
+    originals = {a["id"]: a["label"] for a in result["modes"]["basic"]["answers"]}
+    for answer in basic["answers"]:
+        assert {"id", "original", "style", "label", "reason"} <= set(answer)
+    english = basic["by_language"]["en"]
+    assert english["originals_correct"] == (1.0 if originals["t2"] == "correct" else 0.0)
+    assert english["gap_correct"] == pytest.approx(english["labels"]["correct"] - english["originals_correct"])
+    printed = capsys.readouterr().out
+    assert "3 variants of 2 originals" in printed and "reworded correct minus originals' correct" in printed
+
+
+def test_variants_without_their_file_is_an_error_naming_it(tmp_path, capsys):
+    dataset = tmp_path / "set"
+    (dataset / "documents").mkdir(parents=True)
+    (dataset / "questions.jsonl").write_text(json.dumps(QUESTIONS[0], ensure_ascii=False), encoding="utf-8")
+    code = main(["eval", "--answers", "--variants", "--dataset", str(dataset), "--work", str(tmp_path / "w"),
+                 "--home", str(tmp_path / "home")])
+    assert code == 2 and str(dataset / "variants.jsonl") in capsys.readouterr().err
 
 
 def test_the_llm_judge_reports_its_agreement(evaluated):

@@ -106,6 +106,25 @@ def test_saved_answers_can_be_judged_again_without_asking():
     assert rejudge(result, [{**ROW, "facts": ["48 horas"]}])["modes"]["basic"]["labels"]["wrong"] == 1.0
 
 
+def test_the_gap_compares_variants_with_the_originals_they_reword():
+    from serving.evaluation.variants import compare
+
+    def judged(qid: str, label: str) -> Judged:
+        return Judged(qid, "fact", True, label, "", "answered", "basic", True)
+
+    originals = [judged("a", "correct").as_dict(), judged("b", "wrong").as_dict(), judged("c", "correct").as_dict()]
+    rows = [{"id": "a-typo", "original": "a", "style": "typo", "language": "pt", "question": "x"},
+            {"id": "a-english", "original": "a", "style": "english", "language": "en", "question": "x"},
+            {"id": "b-typo", "original": "b", "style": "typo", "language": "pt", "question": "x"}]
+    out = compare([judged("a-typo", "correct"), judged("a-english", "declined"), judged("b-typo", "correct")],
+                  rows, originals)
+    typo = out["by_style"]["typo"]  # both typo variants correct, their originals half correct: c is not reworded
+    assert typo["labels"]["correct"] == 1.0 and typo["originals_correct"] == 0.5 and typo["gap_correct"] == 0.5
+    english = out["by_language"]["en"]
+    assert english["gap_correct"] == -1.0 and english["ratio_correct"] == 0.0
+    assert [a["style"] for a in out["answers"]] == ["typo", "english", "typo"]
+
+
 def test_the_date_a_question_is_asked_on_is_not_another_value_for_it():
     row = {**ROW, "question": "Quais documentos estão com a revisão vencida?", "as_of": "2026-11-29",
            "expected_answer": "A Política X, com próxima revisão prevista para 28/02/2026."}
