@@ -5,7 +5,9 @@ How a question asks is data, per language (``models/lexicon/*.yaml``: ``asks``, 
 matched as whole words on the question with its abbreviations written out and its accents folded. How a
 passage states a fact of each kind is below (``STATES``): the shapes of amounts, periods, shares and counts
 in the documents. "valor" asks a ``quantity``, which any of the four states: "quais os valores de RPO e RTO"
-is answered by "RPO de 15 minutos".
+is answered by "RPO de 15 minutos". Which quantity is read from the evidence (``resolve``): an amount when a
+unit about the question's rarest term states one (or none states any quantity), else the quantity such units
+state most: "o valor mensal do contrato" stays an amount, "os valores de RPO" become periods.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from models.analysis import analyze, written_out
 from models.lexicon import lexicon
 from serving.answers.slots import SLOTS
 
-__all__ = ["KINDS", "STATES", "Ask", "ask_of"]
+__all__ = ["KINDS", "QUANTITIES", "STATES", "Ask", "ask_of", "resolve"]
 
 _PERIOD = (r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|"
            r"doze|quinze|vinte|trinta|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|"
@@ -36,10 +38,12 @@ STATES: dict[str, re.Pattern] = {
     "quantity": re.compile(f"{_AMOUNT}|{_PERIOD}|{_PERCENT}|{_MEASURE}", re.I),
     "deadline": re.compile(_PERIOD, re.I),
     "percent": re.compile(_PERCENT, re.I),
+    "measure": re.compile(_MEASURE, re.I),
     "count": re.compile(_COUNT, re.I),
     **{name: states for name, (_, states) in SLOTS.items()},
 }
 KINDS = tuple(STATES)
+QUANTITIES = ("amount", "deadline", "percent", "measure")  # what a "quantity" resolves to, the first by default
 
 
 @cache
@@ -79,3 +83,13 @@ def ask_of(question: str, language: str) -> Ask:
             return Ask(kind, frozenset(t for w in found for t in analyze(w, language)), asks)
     return Ask(None, frozenset(), asks)
 
+
+
+def resolve(kind: str | None, units: list[str]) -> str | None:
+    """The kind a ``quantity`` asks, read from the ``units`` about the question; other kinds as they are."""
+    if kind != "quantity":
+        return kind
+    stated = {k: sum(1 for u in units if STATES[k].search(u)) for k in QUANTITIES}
+    if stated[QUANTITIES[0]] or not any(stated.values()):
+        return QUANTITIES[0]
+    return max(QUANTITIES[1:], key=lambda k: stated[k])

@@ -122,3 +122,21 @@ def test_the_asked_kind_reads_colloquial_forms_and_english():
     assert _q("qual o prazo pra pedir reembolso").kind == "deadline"
     assert _q("o que devo fazer se perder o prazo?").kind is None
     assert Question.of("How long do I have to submit expenses?", "en", {"long": 1.0}).kind == "deadline"
+
+
+def test_which_quantity_a_value_asks_is_read_from_the_evidence_about_the_question():
+    from serving.answers.types import EvidenceItem
+
+    contract = "Contrato de Limpeza nº CT-2024-0178 — 3. Preço"
+    priced = EvidenceItem("chunk", "c1", 1.0, "3.1 O valor mensal dos serviços é de R$ 86.400,00.\n\n"
+                          "3.2 O contrato vigorará por 24 meses.", n=1, title=contract)
+    q = _q("Qual o valor mensal do contrato CT-2024-0178?")
+    q.resolve_kind([priced])
+    assert q.asked == "amount"
+    g = grade(q, "3.2 O contrato CT-2024-0178 vigorará por 24 meses.", contract, dense=0.6)
+    assert g.grade == INCORRECT and g.reason.startswith("states no amount")
+    backup = EvidenceItem("chunk", "c2", 1.0, "4.1 Para o PEP Vita, o RPO é de 15 minutos e o RTO de 4 horas.", n=1,
+                          title="POP-TI-003 Backup")
+    rpo = _q("Quais os valores de RPO e RTO do PEP Vita?")
+    rpo.resolve_kind([backup])
+    assert rpo.asked == "deadline"
