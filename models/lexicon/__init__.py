@@ -15,7 +15,7 @@ import yaml
 
 from lakehouse.text import fold
 
-__all__ = ["Lexicon", "lexicon"]
+__all__ = ["Lexicon", "glossary", "lexicon"]
 
 
 @dataclass(frozen=True)
@@ -48,3 +48,13 @@ def lexicon(language: str) -> Lexicon:
     return Lexicon({fold(str(k).lower()): fold(str(v).lower()) for k, v in abbreviations.items()},
                    frozenset(fold(fillers.lower()).split()), {str(k): phrases(v) for k, v in asks.items()},
                    phrases(raw.get("procedure") or []), phrases(raw.get("asking") or []))
+
+
+@cache
+def glossary() -> tuple[tuple[str, str], ...]:
+    """The Portuguese <-> English glossary (``pt-en.yaml``): (Portuguese words, English words) pairs."""
+    raw = yaml.safe_load(resources.files(__package__).joinpath("pt-en.yaml").read_text(encoding="utf-8")) or {}
+    pairs = raw.get("pairs") or []
+    if not all(isinstance(p, list) and len(p) == 2 and all(isinstance(w, str) for w in p) for p in pairs):
+        raise ValueError("pt-en.yaml: 'pairs' must be a list of [Portuguese words, English words]")
+    return tuple((pt, en) for pt, en in pairs)

@@ -31,3 +31,17 @@ def test_codes_letters_and_documents_are_left_as_written() -> None:
 def test_the_lexicons_are_data_files_for_each_language() -> None:
     assert lexicon("pt").abbreviations["vc"] == "voce" and "leva" in lexicon("pt").fillers
     assert lexicon("en").abbreviations["pls"] == "please" and "tell" in lexicon("en").fillers
+
+
+def test_a_language_without_a_lexicon_is_an_error_naming_it() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="'fr'"):
+        lexicon("fr")
+
+
+def test_the_glossary_is_a_data_file_of_pairs() -> None:
+    from models.lexicon import glossary
+
+    pairs = glossary()
+    assert ("contrato", "contract") in pairs and all(pt and en for pt, en in pairs)
