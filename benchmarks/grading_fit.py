@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from _common import print_table, save  # noqa: E402
 
-NAMES = ["coverage", "strip", "dense", "kind", "semantic"]
+NAMES = ["coverage", "strip", "dense", "kind", "semantic", "contrast"]
 SPLIT = "dev"
 
 
@@ -54,7 +54,7 @@ def collect(home: Path, cases: list[dict], embedding_model: str | None,
     from lakehouse.settings import Settings
     from serving.answers import grading, modes
     from serving.answers.reloader import SnapshotHolder
-    from serving.answers.semantic import unit_similarities
+    from serving.answers.semantic import median_cosine, unit_similarities
     from serving.answers.wording import language_of
 
     holder = SnapshotHolder(Settings(home=home, **({"embedding_model": embedding_model} if embedding_model else {})))
@@ -76,17 +76,18 @@ def collect(home: Path, cases: list[dict], embedding_model: str | None,
         sims = unit_similarities(engine.embedder, vector, retrieved.evidence)
         if costs is not None:
             costs.append((time.perf_counter() - started) * 1000)
+        around = median_cosine(sims)
         for item in retrieved.evidence:
             if item.kind != "chunk":
                 continue
             row = engine.rows[item.id]
             dense = float(engine.index.vectors[row] @ vector) if vector is not None else None
             measured, strips, _, _ = grading.features(q, item.text, f"{item.title} {item.section}", dense,
-                                                      engine.injection[row], sims.get(item.id))
+                                                      engine.injection[row], sims.get(item.id), around)
             # a chunk the grade's rules make incorrect whatever its score (a code it lacks, no strip, no fact of
             # the one kind asked) never keeps a question from the refusal
             gated = grading.grade(q, item.text, f"{item.title} {item.section}", dense, None, engine.injection[row],
-                                  0.0, 0.0, sims.get(item.id)).grade == grading.INCORRECT
+                                  0.0, 0.0, sims.get(item.id), around).grade == grading.INCORRECT
             out.append({"id": case["id"], "answerable": bool(case.get("answerable", True)), "gated": gated,
                         "label": int(item.document_id in relevant and bool(strips)), **measured})
     return out

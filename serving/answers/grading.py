@@ -40,7 +40,7 @@ from serving.answers.engine import Engine
 from serving.answers.modes import Retrieved
 from serving.answers.prompt import Source
 from serving.answers.relevance import terms
-from serving.answers.semantic import level, unit_similarities
+from serving.answers.semantic import level, median_cosine, unit_similarities
 from serving.answers.sentences import split_units
 from serving.answers.slots import CONTEXT
 from serving.answers.types import EvidenceItem
@@ -50,9 +50,11 @@ CORRECT, AMBIGUOUS, INCORRECT = "correct", "ambiguous", "incorrect"
 CORRECT_AT = 0.5
 AMBIGUOUS_AT = 0.5  # the API's ``min_relevance``: no item at or above it means the refusal
 # fitted on the dev split (100 questions, 272 rewordings; 2,512 retrieved chunks, e5-small): benchmarks/grading_fit.py
-WEIGHTS = {"coverage": 1.178, "strip": 1.134, "dense": 0.328, "kind": 0.236, "semantic": 0.99, "bias": -1.882}
+WEIGHTS = {"coverage": 1.178, "strip": 1.134, "dense": 0.328, "kind": 0.236, "semantic": 0.99, "contrast": 0.0,
+           "bias": -1.882}
 PREFIX_MIN = 5
 HEADING_SHARE = 0.5  # a term only the title or section holds counts half for a strip
+CONTRAST_SPAN = 0.05  # a best unit this far above the median unit of the question's evidence has contrast 1
 SEMANTIC_NEAR = 0.02  # with no word of the question, the units this close to the best unit's cosine are strips
 STRIP_SHARE = 0.7  # a strip addresses the question when it covers this share of the best strip's coverage
 
@@ -185,9 +187,11 @@ def _folded(word: str) -> str:
 
 
 def features(q: Question, text: str, context: str, dense: float | None, flagged: tuple[str, ...] = (),
-             sims: dict[str, float] | None = None) -> tuple[dict[str, float], list[Strip], list[str], int]:
+             sims: dict[str, float] | None = None,
+             median: float | None = None) -> tuple[dict[str, float], list[Strip], list[str], int]:
     """(measurements, strips that address the question, missing question words, flagged units); ``sims``: the
-    question's cosine to each unit (``semantic``), when they were encoded."""
+    question's cosine to each unit (``semantic``), when they were encoded; ``median``: the median cosine of all
+    the units encoded for the question."""
     total = sum(q.weights.values()) or 1.0
     around = terms(context, q.language)
     held = held_terms(q, terms(text, q.language) | around)
@@ -237,16 +241,19 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
     if kind == 1.0:
         held |= q.kind_terms
     missing = [q.surface.get(t, t) for t, _ in sorted(q.weights.items(), key=lambda kv: -kv[1]) if t not in held]
+    # how far this chunk's best unit stands above the question's other units (a cosine ranks, it does not measure)
+    contrast = min(max((top - median) / CONTRAST_SPAN, 0.0), 2.0) if top is not None and median is not None else 0.0
     return ({"coverage": coverage, "strip": best, "dense": max(dense or 0.0, 0.0), "kind": kind,
-             "semantic": semantic}, strips, missing, dropped)
+             "semantic": semantic, "contrast": contrast}, strips, missing, dropped)
 
 
 def grade(q: Question, text: str, context: str, dense: float | None, rerank: float | None = None,
           flagged: tuple[str, ...] = (), correct_at: float = CORRECT_AT,
-          ambiguous_at: float = AMBIGUOUS_AT, sims: dict[str, float] | None = None) -> Grade:
+          ambiguous_at: float = AMBIGUOUS_AT, sims: dict[str, float] | None = None,
+          median: float | None = None) -> Grade:
     """The grade of one chunk (``text`` read with its title and section, ``context``; ``sims``: the question's
     cosine to its units)."""
-    measured, strips, missing, dropped = features(q, text, context, dense, flagged, sims)
+    measured, strips, missing, dropped = features(q, text, context, dense, flagged, sims, median)
     score = _logistic(measured)
     if rerank is not None and rerank == rerank:
         score = (score + 1 / (1 + math.exp(-rerank))) / 2
@@ -278,7 +285,7 @@ def grade(q: Question, text: str, context: str, dense: float | None, rerank: flo
 
 def grade_item(engine: Engine, q: Question, item: EvidenceItem, source: Source | None = None,
                correct_at: float = CORRECT_AT, ambiguous_at: float = AMBIGUOUS_AT,
-               sims: dict[str, float] | None = None) -> Grade:
+               sims: dict[str, float] | None = None, median: float | None = None) -> Grade:
     """Grade one evidence item; the grade is written into the item (and its source, for the prompt)."""
     row = engine.rows.get(item.id) if item.kind == "chunk" else None
     flagged = engine.injection[row] if row is not None and engine.injection else ()
@@ -287,7 +294,7 @@ def grade_item(engine: Engine, q: Question, item: EvidenceItem, source: Source |
     scores = item.extra.get("scores")
     rerank = scores.get("rerank") if isinstance(scores, dict) else None
     g = grade(q, item.text, f"{item.title or ''} {item.section or ''}", dense, rerank, flagged, correct_at,
-              ambiguous_at, sims)
+              ambiguous_at, sims, median)
     item.grade, item.grade_reason = g.grade, g.reason  # type: ignore[assignment]
     if source is not None:
         source.grade, source.flagged = g.grade, tuple(flagged)
@@ -304,5 +311,6 @@ def grade_evidence(engine: Engine, q: Question, retrieved: Retrieved, correct_at
     started = time.perf_counter()
     sims = unit_similarities(engine.embedder, q.vector, citable)
     retrieved.timings["semantic_ms"] = round((time.perf_counter() - started) * 1000, 1)
-    return {item.n: grade_item(engine, q, item, by_n.get(item.n), correct_at, ambiguous_at, sims.get(item.id))
-            for item in citable}
+    median = median_cosine(sims)
+    return {item.n: grade_item(engine, q, item, by_n.get(item.n), correct_at, ambiguous_at, sims.get(item.id),
+                               median) for item in citable}

@@ -22,7 +22,7 @@ from models.embedding import Embedder
 from serving.answers.sentences import split_units
 from serving.answers.types import EvidenceItem
 
-__all__ = ["BASE", "TOP_CHUNKS", "UNITS_PER_CHUNK", "level", "unit_similarities"]
+__all__ = ["BASE", "TOP_CHUNKS", "UNITS_PER_CHUNK", "level", "median_cosine", "unit_similarities"]
 
 log = logging.getLogger(__name__)
 
@@ -91,3 +91,9 @@ def unit_similarities(embedder: Embedder | None, vector: np.ndarray | None,
     for (chunk, unit), c in zip(owners, cosines, strict=True):
         out.setdefault(chunk, {})[unit] = float(c)
     return out
+
+
+def median_cosine(sims: dict[str, dict[str, float]]) -> float | None:
+    """The median cosine of every unit encoded for the question (None when none was)."""
+    values = [c for units in sims.values() for c in units.values()]
+    return float(np.median(values)) if values else None

@@ -57,3 +57,13 @@ def test_units_are_encoded_in_one_batch_once_and_only_for_the_first_chunks():
     again = unit_similarities(encoder, np.array([1.0, 0.0, 0.0]), items)
     assert again == first and len(encoder.batches) == 1  # every unit came from the cache
     assert unit_similarities(None, np.array([1.0, 0.0, 0.0]), items) == {}
+
+
+def test_a_unit_standing_above_the_questions_other_units_gives_its_chunk_contrast():
+    from serving.answers.grading import features
+
+    q = _q(ASKED, "en")
+    unit = RULE.split("\n\n")
+    high, _, _, _ = features(q, RULE, POLICY, 0.8, sims={unit[0]: 0.88, unit[1]: 0.82}, median=0.82)
+    level_, _, _, _ = features(q, RULE, POLICY, 0.8, sims={unit[0]: 0.82, unit[1]: 0.81}, median=0.82)
+    assert high["contrast"] > 1.0 and level_["contrast"] == 0.0
