@@ -60,7 +60,7 @@ def test_a_question_of_two_parts_keeps_the_review_date_and_the_other_part():
     q = Question.of("When is the Cleaning Standard due for review, and who prepared it?", "en",
                     {t: 1.0 for t in analyze("When is the Cleaning Standard due for review, and who prepared it?",
                                              "en")})
-    g = grade(q, control, "Cleaning Standard Document control", dense=0.6)
+    g = grade(q, control, "Cleaning Standard Document control", dense=0.85)  # an e5 cosine of a relevant passage
     texts = " ".join(s.text for s in g.strips)
     assert g.grade != INCORRECT and "2028-05-01" in texts and "Ana Lima" in texts
 
