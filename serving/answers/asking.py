@@ -20,7 +20,7 @@ from models.analysis import analyze, written_out
 from models.lexicon import lexicon
 from serving.answers.slots import SLOTS
 
-__all__ = ["KINDS", "QUANTITIES", "STATES", "Ask", "ask_of", "resolve"]
+__all__ = ["COVERS", "KINDS", "QUANTITIES", "STATES", "Ask", "ask_of", "resolve"]
 
 _PERIOD = (r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|"
            r"doze|quinze|vinte|trinta|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|"
@@ -44,6 +44,22 @@ STATES: dict[str, re.Pattern] = {
 }
 KINDS = tuple(STATES)
 QUANTITIES = ("amount", "deadline", "percent", "measure")  # what a "quantity" resolves to, the first by default
+
+_NUMBER = r"(?:\(?\d|(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|doze|quinze|vinte|trinta|one|two|" \
+    r"three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty)\b)"
+# a word of the question that a strip covers without writing it: "minimum" by "at least 12", "máximo" by "até 2
+# anos", "length" by "12 characters" (the question's word for a bound or a measure, the strip's number stating it)
+COVERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
+    (re.compile(r"\b(?:minimum|m[ií]nim[oa]s?)\b", re.I),
+     re.compile(r"\b(?:at least|pelo menos|no m[ií]nimo|(?:minimum|m[ií]nim[oa]) (?:of|de)|not less than|"
+                r"n[aã]o menos (?:de|que))\s+" + _NUMBER, re.I)),
+    (re.compile(r"\b(?:maximum|m[aá]xim[oa]s?)\b", re.I),
+     re.compile(r"\b(?:at most|up to|no m[aá]ximo|(?:maximum|m[aá]xim[oa]) (?:of|de)|no more than|not more than|"
+                r"n[aã]o mais (?:de|que)|at[eé])\s+" + _NUMBER, re.I)),
+    (re.compile(r"\b(?:length|size|comprimento|tamanho)\b", re.I),
+     re.compile(r"\d\s*(?:\([^)]{1,20}\)\s*)?(?:characters?|caracteres?|d[ií]gitos?|digits?|letters|letras|words|palavras|"
+                r"p[aá]ginas?|pages?|linhas|lines|cm|mm|km|metros?|meters?|kb|mb|gb)\b", re.I)),
+)
 
 
 @cache

@@ -1,7 +1,7 @@
 """Grading the evidence before composing (corrective retrieval): each retrieved chunk gets ``correct``,
 ``ambiguous`` or ``incorrect`` for this question, a score and a one-line reason.
 
-Without an LLM the score is a logistic function of five measurements, its weights fitted on the dev split of
+Without an LLM the score is a logistic function of six measurements, its weights fitted on the dev split of
 the sample corpus's labelled questions and their rewordings (``benchmarks/grading_fit.py``; ``WEIGHTS``):
 
 - coverage: the IDF-weighted share of the question's analysed terms (``models.analysis.analyze_query``: its
@@ -12,9 +12,9 @@ the sample corpus's labelled questions and their rewordings (``benchmarks/gradin
 - kind: 1 when the question asks for a kind of fact (``asking``: an amount, a deadline, a share, a count, any
   quantity, a slot of a document) and a strip that addresses it holds one, 0 when none does, 0.5 when the
   question asks for no such kind;
-- semantic: the best unit's sentence similarity to the question through the multilingual encoder
-  (``semantic``), so a reworded or English question meets the same evidence; the chunk vector's where its
-  units were not encoded. With no word of the question in a chunk, its units that mean it most are its strips.
+- semantic: the best unit's similarity to the question through the multilingual encoder (``semantic``; the
+  chunk vector's where its units were not encoded), and contrast: how far it stands above the question's
+  median unit. With no word of the question in a chunk, its units that mean it most are its strips.
 
 A code in the question ("CT-2024-0817") that the chunk does not hold makes it ``incorrect`` whatever the
 score; a reranker's score, when the snapshot has one, is averaged in. ``correct`` at or above ``correct_at``,
@@ -35,7 +35,7 @@ import numpy as np
 
 from models.analysis import analyze, analyze_query
 from models.injection import overlaps
-from serving.answers.asking import STATES, ask_of, resolve
+from serving.answers.asking import COVERS, STATES, ask_of, resolve
 from serving.answers.engine import Engine
 from serving.answers.modes import Retrieved
 from serving.answers.prompt import Source
@@ -62,21 +62,6 @@ _CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 _WORD = re.compile(r"[\w][\w-]*")
 # one asking word for two things: "para presentes e para a diligência prévia", "for gifts and for suppliers"
 _BOTH = re.compile(r"\b(para|for|sobre|about|quanto a|as to)\s[^?,;]{2,50}?\s(?:e|and)\s\1\b", re.IGNORECASE)
-_NUMBER = r"(?:\(?\d|(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|doze|quinze|vinte|trinta|one|two|" \
-    r"three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty)\b)"
-# a word of the question that a strip covers without writing it: "minimum" by "at least 12", "máximo" by "até 2
-# anos", "length" by "12 characters" (the question's word for a bound or a measure, the strip's number stating it)
-COVERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
-    (re.compile(r"\b(?:minimum|m[ií]nim[oa]s?)\b", re.I),
-     re.compile(r"\b(?:at least|pelo menos|no m[ií]nimo|(?:minimum|m[ií]nim[oa]) (?:of|de)|not less than|"
-                r"n[aã]o menos (?:de|que))\s+" + _NUMBER, re.I)),
-    (re.compile(r"\b(?:maximum|m[aá]xim[oa]s?)\b", re.I),
-     re.compile(r"\b(?:at most|up to|no m[aá]ximo|(?:maximum|m[aá]xim[oa]) (?:of|de)|no more than|not more than|"
-                r"n[aã]o mais (?:de|que)|at[eé])\s+" + _NUMBER, re.I)),
-    (re.compile(r"\b(?:length|size|comprimento|tamanho)\b", re.I),
-     re.compile(r"\d\s*(?:\([^)]{1,20}\)\s*)?(?:characters?|caracteres?|d[ií]gitos?|digits?|letters|letras|words|palavras|"
-                r"p[aá]ginas?|pages?|linhas|lines|cm|mm|km|metros?|meters?|kb|mb|gb)\b", re.I)),
-)
 
 
 @dataclass(frozen=True)
