@@ -33,7 +33,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from models.analysis import analyze, analyze_query
+from models.analysis import analyze, analyze_query, detect_language
 from models.injection import overlaps
 from serving.answers.asking import COVERS, STATES, ask_of, resolve
 from serving.answers.engine import Engine
@@ -213,7 +213,10 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
     top = max(said_units.values(), default=None)
     # without an encoder (no unit nor chunk vector) the sentence similarity is read as its lexical counterpart
     semantic = level(top) if top is not None else level(dense) if dense is not None else best
-    if not strips and top is not None and level(top) > 0:  # no word of the question, but the sentence that
+    across = top is not None and detect_language(text[:2000]) != q.language  # words cannot meet: the encoder does
+    if across:
+        coverage, best = max(coverage, level(top)), max(best, level(top))
+    if (across or not strips) and top is not None and level(top) > 0:  # no word of the question, but the sentence that
         # means it most ("how long do I have to submit expenses?" -> "6.1 A prestação de contas ... 10 dias")
         strips = [Strip(u, i, level(said_units[u]), held_terms(q, terms(u, q.language)) | heading)
                   for i, u in enumerate(units) if said_units.get(u, -1.0) >= top - SEMANTIC_NEAR]

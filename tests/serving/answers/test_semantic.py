@@ -67,3 +67,12 @@ def test_a_unit_standing_above_the_questions_other_units_gives_its_chunk_contras
     high, _, _, _ = features(q, RULE, POLICY, 0.8, sims={unit[0]: 0.88, unit[1]: 0.82}, median=0.82)
     level_, _, _, _ = features(q, RULE, POLICY, 0.8, sims={unit[0]: 0.82, unit[1]: 0.81}, median=0.82)
     assert high["contrast"] > 1.0 and level_["contrast"] == 0.0
+
+
+def test_across_languages_the_words_are_read_through_the_encoder():
+    from serving.answers.grading import features
+
+    q = _q("What is the rule for submitting the travel expense report after returning?", "en")
+    unit = RULE.split("\n\n")
+    measured, strips, _, _ = features(q, RULE, POLICY, 0.85, sims={unit[0]: 0.9, unit[1]: 0.83}, median=0.83)
+    assert measured["coverage"] > 0.5 and [s.text for s in strips] == [unit[0]]
