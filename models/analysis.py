@@ -6,6 +6,10 @@ kept whole and unstemmed, followed by their parts ("ct", "2024", "0187"), so an 
 that only shares parts with it while a partial query still matches. "art. 5º" becomes "art.5" and "§ 2º"
 "par.2"; "R$" is a token; a Brazilian thousands number ("13.709", "5.000,00") also yields its plain integer
 ("13709", "5000").
+
+``analyze_query`` reads a question the same way after writing out its colloquial and abbreviated forms and
+dropping its filler words, both from the per-language lexicons (``models/lexicon/*.yaml``); documents are
+never read through them.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from functools import cache
 import Stemmer
 
 from lakehouse.text import fold
+from models.lexicon import lexicon
 from models.stopwords import ENGLISH, ENGLISH_MARKERS, NEGATIONS, PORTUGUESE, PORTUGUESE_MARKERS
 
-__all__ = ["LANGUAGES", "analyze", "detect_language"]
+__all__ = ["LANGUAGES", "analyze", "analyze_query", "detect_language", "written_out"]
 
 LANGUAGES = ("pt", "en")
 _STOPWORDS = {"pt": PORTUGUESE, "en": ENGLISH}
@@ -41,6 +46,8 @@ _PORTUGUESE_SHAPE = re.compile(r"lh|nh|(?:ao|oes|dade|mente)$")
 _PT_SUFFIXES = (("coes", "ção"), ("cao", "ção"), ("oes", "ão"), ("ao", "ão"), ("encias", "ências"),
                 ("encia", "ência"), ("ancias", "âncias"), ("ancia", "ância"), ("aveis", "áveis"),
                 ("avel", "ável"), ("iveis", "íveis"), ("ivel", "ível"))
+# a whole word of a question: not part of a code ("CT-2024", "n.º", "13.709/2018")
+_QUESTION_WORD = re.compile(r"(?<![\w\-./º°§$])[^\W\d_]+(?!\w|[-/º°]|\.\w)")
 _WORD_CACHE_LIMIT = 500_000
 _word_cache: dict[str, dict[str, str | None]] = {"pt": {}, "en": {}}
 
@@ -133,3 +140,35 @@ def analyze(text: str, language: str | None = None) -> list[str]:
         else:
             _identifier(token, language, out)
     return out
+
+
+def _written_out(text: str, language: str, fillers: bool = True) -> str:
+    table = lexicon(language)
+
+    def one(m: re.Match[str]) -> str:
+        word = m.group(0)
+        key = fold(word.lower())
+        if fillers and key in table.fillers:
+            return " "
+        # an abbreviation as typed (lower case, or capitalised at the start); "C" or "PRA" stay themselves
+        if key in table.abbreviations and (word.islower() or (len(word) > 1 and word[1:].islower())):
+            return " ".join(w for w in table.abbreviations[key].split()
+                            if not fillers or w not in table.fillers) or " "
+        return word
+    return _QUESTION_WORD.sub(one, text)
+
+
+def written_out(question: str, language: str | None = None, fillers: bool = False) -> tuple[str, str]:
+    """(the question with its abbreviations written out and, with ``fillers``, its filler words dropped, its
+    language): "qto tempo leva pra aprovar?" -> ("quanto tempo   para aprovar?", "pt")."""
+    if language is None:
+        language = detect_language(_written_out(question, "pt"))
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, not {language!r}")
+    return _written_out(question, language, fillers), language
+
+
+def analyze_query(question: str, language: str | None = None) -> list[str]:
+    """Index terms of a question (``analyze`` of ``written_out``)."""
+    text, language = written_out(question, language, fillers=True)
+    return analyze(text, language)

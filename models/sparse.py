@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from lakehouse.errors import LakeragError
 from models import sparse_search
-from models.analysis import analyze
+from models.analysis import analyze_query
 from models.sparse_search import query_columns
 
 __all__ = ["SparseIndex", "SparseIndexError", "build_sparse_index", "load_sparse_index", "save_sparse_index"]
@@ -50,7 +50,7 @@ class SparseIndex:
 
     def columns(self, query: str, language: str | None = None) -> np.ndarray:
         """The query's distinct known terms as matrix columns, in the order every score is summed in."""
-        return query_columns(self.vocabulary, analyze(query, language))
+        return query_columns(self.vocabulary, analyze_query(query, language))
 
     def scores(self, query: str, language: str | None = None) -> np.ndarray:
         """BM25 score of every chunk (float64, row order); 0 where no query term occurs."""

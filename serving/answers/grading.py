@@ -1,16 +1,20 @@
 """Grading the evidence before composing (corrective retrieval): each retrieved chunk gets ``correct``,
 ``ambiguous`` or ``incorrect`` for this question, a score and a one-line reason.
 
-Without an LLM the score is a logistic function of four measurements, its weights fitted on the sample
-corpus's labelled questions (``benchmarks/grading_fit.py``; the weights are in ``WEIGHTS``):
+Without an LLM the score is a logistic function of six measurements, its weights fitted on the dev split of
+the sample corpus's labelled questions and their rewordings (``benchmarks/grading_fit.py``; ``WEIGHTS``):
 
-- coverage: the IDF-weighted share of the question's analysed terms the chunk (with its title and section)
-  holds;
+- coverage: the IDF-weighted share of the question's analysed terms (``models.analysis.analyze_query``: its
+  abbreviations written out, its filler words dropped) the chunk (with its title and section) holds;
 - strip: the best single strip's coverage (a sentence, list item or table row, read with the title and
   section), so terms spread over unrelated sentences count less;
 - dense: the cosine of the question's and the chunk's embeddings (0 without vectors);
-- kind: 1 when the question asks for a kind of fact (an amount, a deadline, a percentage, a count, a date) and
-  a strip that addresses it holds one, 0 when none does, 0.5 when the question asks for no such kind.
+- kind: 1 when the question asks for a kind of fact (``asking``: an amount, a deadline, a share, a count, any
+  quantity, a slot of a document) and a strip that addresses it holds one, 0 when none does, 0.5 when the
+  question asks for no such kind;
+- semantic: the best unit's similarity to the question through the multilingual encoder (``semantic``; the
+  chunk vector's where its units were not encoded), and contrast: how far it stands above the question's
+  median unit. With no word of the question in a chunk, its units that mean it most are its strips.
 
 A code in the question ("CT-2024-0817") that the chunk does not hold makes it ``incorrect`` whatever the
 score; a reranker's score, when the snapshot has one, is averaged in. ``correct`` at or above ``correct_at``,
@@ -22,75 +26,42 @@ from __future__ import annotations
 
 import math
 import re
+import time
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
-from models.analysis import analyze
+from models.analysis import analyze, analyze_query, detect_language
 from models.injection import overlaps
+from serving.answers.asking import COVERS, STATES, ask_of, resolve
 from serving.answers.engine import Engine
 from serving.answers.modes import Retrieved
 from serving.answers.prompt import Source
 from serving.answers.relevance import terms
+from serving.answers.semantic import level, median_cosine, unit_similarities
 from serving.answers.sentences import split_units
-from serving.answers.slots import CONTEXT, SLOTS
+from serving.answers.slots import CONTEXT
 from serving.answers.types import EvidenceItem
 from serving.answers.versions import VERSION
 
 CORRECT, AMBIGUOUS, INCORRECT = "correct", "ambiguous", "incorrect"
-CORRECT_AT = 0.58
-AMBIGUOUS_AT = 0.5  # the API's ``min_relevance``: no item at or above it means the refusal
-# fitted on the sample corpus (728 retrieved chunks of 89 questions, wordllama vectors): benchmarks/grading_fit.py
-WEIGHTS = {"coverage": 1.091, "strip": 1.312, "dense": 0.559, "kind": -0.069, "bias": -1.214}
+CORRECT_AT = 0.52
+AMBIGUOUS_AT = 0.52  # the API's ``min_relevance``: no item at or above it means the refusal
+# fitted on the dev split (100 questions, 272 rewordings; 2,512 retrieved chunks, e5-small): benchmarks/grading_fit.py
+WEIGHTS = {"coverage": 1.133, "strip": 1.046, "dense": 0.325, "kind": 0.216, "semantic": 0.963, "contrast": 0.485,
+           "bias": -1.891}
 PREFIX_MIN = 5
 HEADING_SHARE = 0.5  # a term only the title or section holds counts half for a strip
+CONTRAST_SPAN = 0.05  # a best unit this far above the median unit of the question's evidence has contrast 1
+SEMANTIC_NEAR = 0.02  # with no word of the question, the units this close to the best unit's cosine are strips
 STRIP_SHARE = 0.7  # a strip addresses the question when it covers this share of the best strip's coverage
 
 _CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 _WORD = re.compile(r"[\w][\w-]*")
 # one asking word for two things: "para presentes e para a diligência prévia", "for gifts and for suppliers"
 _BOTH = re.compile(r"\b(para|for|sobre|about|quanto a|as to)\s[^?,;]{2,50}?\s(?:e|and)\s\1\b", re.IGNORECASE)
-_ASKS = re.compile(r"\b(?:qual|quais|quem|quanto|quantos|quantas|quando|onde|como|what|which|who|how|when|where)\b"
-                   r"|^\s*que\b", re.IGNORECASE)  # "Que empresa faz ... e qual acréscimo ...": two asks
-# a question about what to do ("o que devo fazer se perder o prazo...") asks for a rule, not for the value it names
-_PROCEDURE = re.compile(r"\bo que (?:devo|deve|devemos|fa[cç]o|fazer|acontece)\b|\bcomo (?:devo|deve|proceder)\b|"
-                        r"\bwhat (?:should|must|do|happens)\b|\bhow (?:should|do) (?:i|we)\b", re.IGNORECASE)
-_KINDS: dict[str, tuple[re.Pattern, re.Pattern]] = {
-    "amount": (re.compile(r"\b(?:valor|valores|quanto (?:custa|custou|paga|pagou|recebe|[eé])|pre[cç]o|custo|"
-                          r"how much|cost|price|amount|fee|value)\b", re.I),
-               re.compile(r"(?:R\$|US\$|USD|EUR|€|\$)\s?\d|\d[\d.,]*\s?(?:reais|d[oó]lares|mil|dollars)", re.I)),
-    "deadline": (re.compile(r"\b(?:prazo|prazos|quanto tempo|quantos dias|quantas horas|em at[eé] quando|"
-                            r"deadline|how long|how many (?:days|hours)|within how|period|periodicidade|"
-                            r"frequ[eê]ncia|por quanto tempo)\b", re.I),
-                 re.compile(r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|"
-                            r"dez|doze|quinze|vinte|trinta|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
-                            r"fifteen|twenty|thirty)\s)(?:(?:business|working|calendar)\s)?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
-                            r"minutos?|min\b|segundos?|seconds?|hours?|days?|months?|years?|weeks?|minutes?)|\b(?:imediat\w*|immediately|"
-                            r"anual\w*|mensal\w*|semanal\w*|di[aá]ri\w*|annual\w*|monthly|weekly|daily)\b", re.I)),
-    "percent": (re.compile(r"\b(?:percentual|porcentagem|percentage|percent)\b|%", re.I),
-                re.compile(r"\d\s?%|\bpor cento\b|\bpercent\b", re.I)),
-    "count": (re.compile(r"\b(?:quantos|quantas|how many)\b", re.I),
-              re.compile(r"\d|\b(?:um|uma|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|one|two|three|"
-                         r"four|five|six|seven|eight|nine|ten)\b", re.I)),
-    **SLOTS,  # who supplies or manages a document, how long it is in force, what it is about
-}
-_NUMBER = r"(?:\(?\d|(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|doze|quinze|vinte|trinta|one|two|" \
-    r"three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty)\b)"
-# a word of the question that a strip covers without writing it: "minimum" by "at least 12", "máximo" by "até 2
-# anos", "length" by "12 characters" (the question's word for a bound or a measure, the strip's number stating it)
-COVERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
-    (re.compile(r"\b(?:minimum|m[ií]nim[oa]s?)\b", re.I),
-     re.compile(r"\b(?:at least|pelo menos|no m[ií]nimo|(?:minimum|m[ií]nim[oa]) (?:of|de)|not less than|"
-                r"n[aã]o menos (?:de|que))\s+" + _NUMBER, re.I)),
-    (re.compile(r"\b(?:maximum|m[aá]xim[oa]s?)\b", re.I),
-     re.compile(r"\b(?:at most|up to|no m[aá]ximo|(?:maximum|m[aá]xim[oa]) (?:of|de)|no more than|not more than|"
-                r"n[aã]o mais (?:de|que)|at[eé])\s+" + _NUMBER, re.I)),
-    (re.compile(r"\b(?:length|size|comprimento|tamanho)\b", re.I),
-     re.compile(r"\d\s*(?:\([^)]{1,20}\)\s*)?(?:characters?|caracteres?|d[ií]gitos?|digits?|letters|letras|words|palavras|"
-                r"p[aá]ginas?|pages?|linhas|lines|cm|mm|km|metros?|meters?|kb|mb|gb)\b", re.I)),
-)
 
 
 @dataclass(frozen=True)
@@ -131,6 +102,26 @@ class Question:
     parts: bool = False  # it asks more than one thing ("qual empresa ... e qual o valor")
     absent: tuple[str, ...] = ()  # question words no chunk of the corpus holds (set by the caller)
     covers: tuple[tuple[frozenset[str], re.Pattern], ...] = ()  # terms a strip stating the pattern covers (``COVERS``)
+    resolved: dict[str, str | None] = field(default_factory=dict, compare=False)  # "kind": the quantity asked
+
+    @property
+    def asked(self) -> str | None:
+        """The kind of fact asked, a ``quantity`` read from the evidence once it was (``resolve_kind``)."""
+        return self.resolved.get("kind", self.kind)
+
+    def resolve_kind(self, items: list[EvidenceItem]) -> None:
+        """Read which quantity a "valor" asks from the units about the question's rarest term."""
+        if self.kind != "quantity" or "kind" in self.resolved:
+            return
+        content = {t: w for t, w in self.weights.items() if t not in self.kind_terms}
+        if not content:
+            self.resolved["kind"] = resolve(self.kind, [])
+            return
+        top = max(content, key=lambda t: content[t])
+        units = [u for i in items if i.kind == "chunk"
+                 for around in [terms(f"{i.title or ''} {i.section or ''}", self.language)]
+                 for u in split_units(i.text) if top in held_terms(self, terms(u, self.language) | around)]
+        self.resolved["kind"] = resolve(self.kind, units)
 
     @classmethod
     def of(cls, text: str, language: str, weights: dict[str, float], vector: np.ndarray | None = None) -> Question:
@@ -139,17 +130,14 @@ class Question:
         weights = {t: w for t, w in weights.items() if t not in named} or weights
         surface: dict[str, str] = {}
         for word in _WORD.findall(text):
-            for term in analyze(word, language):
+            for term in analyze_query(word, language):
                 surface.setdefault(term, word)
-        kind = None if _PROCEDURE.search(text) else \
-            next((name for name, (asks, _) in _KINDS.items() if asks.search(text)), None)
-        asking = frozenset(t for m in _KINDS[kind][0].finditer(text) for t in analyze(m.group(0), language)) \
-            if kind else frozenset()
+        ask = ask_of(text, language)
         covers = tuple((said, states) for asks, states in COVERS
                        if (said := frozenset(t for m in asks.finditer(text) for t in analyze(m.group(0), language)
                                              if t in weights)))
-        return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), kind, vector,
-                   asking, len(_ASKS.findall(text)) > 1 or _BOTH.search(text) is not None, covers=covers)
+        return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), ask.kind,
+                   vector, ask.terms, ask.asks > 1 or _BOTH.search(text) is not None, covers=covers)
 
 
 def _logistic(features: dict[str, float]) -> float:
@@ -183,9 +171,12 @@ def _folded(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
 
 
-def features(q: Question, text: str, context: str, dense: float | None,
-             flagged: tuple[str, ...] = ()) -> tuple[dict[str, float], list[Strip], list[str], int]:
-    """(measurements, strips that address the question, missing question words, flagged units)."""
+def features(q: Question, text: str, context: str, dense: float | None, flagged: tuple[str, ...] = (),
+             sims: dict[str, float] | None = None,
+             median: float | None = None) -> tuple[dict[str, float], list[Strip], list[str], int]:
+    """(measurements, strips that address the question, missing question words, flagged units); ``sims``: the
+    question's cosine to each unit (``semantic``), when they were encoded; ``median``: the median cosine of all
+    the units encoded for the question."""
     total = sum(q.weights.values()) or 1.0
     around = terms(context, q.language)
     held = held_terms(q, terms(text, q.language) | around)
@@ -194,8 +185,8 @@ def features(q: Question, text: str, context: str, dense: float | None,
     dropped = sum(1 for u in units if overlaps(u, flagged))
     scored = []
     heading = held_terms(q, around)
-    holds = _KINDS[q.kind][1] if q.kind is not None else None
-    section = holds is not None and q.kind in CONTEXT and holds.search(context) is not None
+    holds = STATES[q.asked] if q.asked is not None else None
+    section = holds is not None and q.asked in CONTEXT and holds.search(context) is not None
 
     coded = set(q.codes) | {t for c in q.codes for t in c.split("-") if t in q.weights}  # "ct-2024-0187", "0187"
 
@@ -218,8 +209,19 @@ def features(q: Question, text: str, context: str, dense: float | None,
             scored.append(Strip(u, i, score / total, own | heading))
     best = max((s.score for s in scored), default=0.0)
     strips = [s for s in scored if s.score > 0 and s.score >= STRIP_SHARE * best]
+    said_units = {u: c for u, c in (sims or {}).items() if not overlaps(u, flagged)}
+    top = max(said_units.values(), default=None)
+    # without an encoder (no unit nor chunk vector) the sentence similarity is read as its lexical counterpart
+    semantic = level(top) if top is not None else level(dense) if dense is not None else best
+    across = top is not None and detect_language(text[:2000]) != q.language  # words cannot meet: the encoder does
+    if across:
+        coverage, best = max(coverage, level(top)), max(best, level(top))
+    if (across or not strips) and top is not None and level(top) > 0:  # no word of the question, but the sentence that
+        # means it most ("how long do I have to submit expenses?" -> "6.1 A prestação de contas ... 10 dias")
+        strips = [Strip(u, i, level(said_units[u]), held_terms(q, terms(u, q.language)) | heading)
+                  for i, u in enumerate(units) if said_units.get(u, -1.0) >= top - SEMANTIC_NEAR]
     kind = 0.5
-    if q.kind is not None:
+    if q.asked is not None:
         typed = [Strip(s.text, s.position, s.score, s.held, len(holds.findall(s.text)))
                  for s in strips if fills(s.text)]
         kind = 1.0 if typed else 0.0
@@ -227,15 +229,19 @@ def features(q: Question, text: str, context: str, dense: float | None,
     if kind == 1.0:
         held |= q.kind_terms
     missing = [q.surface.get(t, t) for t, _ in sorted(q.weights.items(), key=lambda kv: -kv[1]) if t not in held]
-    return ({"coverage": coverage, "strip": best, "dense": max(dense or 0.0, 0.0), "kind": kind},
-            strips, missing, dropped)
+    # how far this chunk's best unit stands above the question's other units (a cosine ranks, it does not measure)
+    contrast = min(max((top - median) / CONTRAST_SPAN, 0.0), 2.0) if top is not None and median is not None else 0.0
+    return ({"coverage": coverage, "strip": best, "dense": max(dense or 0.0, 0.0), "kind": kind,
+             "semantic": semantic, "contrast": contrast}, strips, missing, dropped)
 
 
 def grade(q: Question, text: str, context: str, dense: float | None, rerank: float | None = None,
           flagged: tuple[str, ...] = (), correct_at: float = CORRECT_AT,
-          ambiguous_at: float = AMBIGUOUS_AT) -> Grade:
-    """The grade of one chunk (``text`` read with its title and section, ``context``)."""
-    measured, strips, missing, dropped = features(q, text, context, dense, flagged)
+          ambiguous_at: float = AMBIGUOUS_AT, sims: dict[str, float] | None = None,
+          median: float | None = None) -> Grade:
+    """The grade of one chunk (``text`` read with its title and section, ``context``; ``sims``: the question's
+    cosine to its units)."""
+    measured, strips, missing, dropped = features(q, text, context, dense, flagged, sims, median)
     score = _logistic(measured)
     if rerank is not None and rerank == rerank:
         score = (score + 1 / (1 + math.exp(-rerank))) / 2
@@ -244,17 +250,19 @@ def grade(q: Question, text: str, context: str, dense: float | None, rerank: flo
     facts = f"covers {covered}/{len(q.weights)} key terms"
     if missing:
         facts += f" (missing: {', '.join(missing[:4])})"
-    if q.kind is not None and measured["kind"] == 0.0:
-        facts += f"; no {q.kind} stated"
+    if q.asked is not None and measured["kind"] == 0.0:
+        facts += f"; no {q.asked} stated"
     if dense is not None:
         facts += f"; similarity {max(dense, 0.0):.2f}"
+    if sims:
+        facts += f"; best sentence {max(sims.values()):.2f}"
     if absent:
         return Grade(INCORRECT, round(min(score, ambiguous_at / 2), 4),
                      f"does not mention {', '.join(c.upper() for c in absent)}", [], missing, dropped)
-    if q.kind is not None and measured["kind"] == 0.0:
+    if q.asked is not None and measured["kind"] == 0.0:
         if not q.parts:  # it cannot answer the one thing asked
             return Grade(INCORRECT, round(min(score, ambiguous_at / 2), 4),
-                         f"states no {q.kind}; {facts.replace(f'; no {q.kind} stated', '')}", [], missing, dropped)
+                         f"states no {q.asked}; {facts.replace(f'; no {q.asked} stated', '')}", [], missing, dropped)
         score = min(score, (ambiguous_at + correct_at) / 2)  # it may answer another part of the question
     if not strips:
         return Grade(INCORRECT, round(min(score, ambiguous_at / 2), 4), f"no passage addresses the question; {facts}",
@@ -264,7 +272,8 @@ def grade(q: Question, text: str, context: str, dense: float | None, rerank: flo
 
 
 def grade_item(engine: Engine, q: Question, item: EvidenceItem, source: Source | None = None,
-               correct_at: float = CORRECT_AT, ambiguous_at: float = AMBIGUOUS_AT) -> Grade:
+               correct_at: float = CORRECT_AT, ambiguous_at: float = AMBIGUOUS_AT,
+               sims: dict[str, float] | None = None, median: float | None = None) -> Grade:
     """Grade one evidence item; the grade is written into the item (and its source, for the prompt)."""
     row = engine.rows.get(item.id) if item.kind == "chunk" else None
     flagged = engine.injection[row] if row is not None and engine.injection else ()
@@ -273,7 +282,7 @@ def grade_item(engine: Engine, q: Question, item: EvidenceItem, source: Source |
     scores = item.extra.get("scores")
     rerank = scores.get("rerank") if isinstance(scores, dict) else None
     g = grade(q, item.text, f"{item.title or ''} {item.section or ''}", dense, rerank, flagged, correct_at,
-              ambiguous_at)
+              ambiguous_at, sims, median)
     item.grade, item.grade_reason = g.grade, g.reason  # type: ignore[assignment]
     if source is not None:
         source.grade, source.flagged = g.grade, tuple(flagged)
@@ -282,7 +291,14 @@ def grade_item(engine: Engine, q: Question, item: EvidenceItem, source: Source |
 
 def grade_evidence(engine: Engine, q: Question, retrieved: Retrieved, correct_at: float = CORRECT_AT,
                    ambiguous_at: float = AMBIGUOUS_AT) -> dict[int, Grade]:
-    """Grades of the citable evidence (chunks and reports), by source number."""
+    """Grades of the citable evidence (chunks and reports), by source number; the units of the first chunks
+    are compared with the question through the encoder (``semantic``; its time is ``semantic_ms``)."""
     by_n = {s.n: s for s in retrieved.sources}
-    return {item.n: grade_item(engine, q, item, by_n.get(item.n), correct_at, ambiguous_at)
-            for item in retrieved.evidence if item.n is not None and item.kind in ("chunk", "report")}
+    citable = [item for item in retrieved.evidence if item.n is not None and item.kind in ("chunk", "report")]
+    q.resolve_kind(citable)
+    started = time.perf_counter()
+    sims = unit_similarities(engine.embedder, q.vector, citable)
+    retrieved.timings["semantic_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    median = median_cosine(sims)
+    return {item.n: grade_item(engine, q, item, by_n.get(item.n), correct_at, ambiguous_at, sims.get(item.id),
+                               median) for item in citable}

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from models.analysis import analyze
+from models.analysis import analyze, analyze_query
 from serving.search.index import SearchIndex
 
 CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
@@ -50,7 +50,7 @@ class Relevance:
     def weights(self, question: str, language: str) -> dict[str, float]:
         """Lucene BM25 idf of each distinct question term."""
         return {t: math.log(1 + (self.n - self._df(t) + 0.5) / (self._df(t) + 0.5))
-                for t in dict.fromkeys(analyze(question, language))}
+                for t in dict.fromkeys(analyze_query(question, language))}
 
     @staticmethod
     def coverage(text: str, language: str, weights: dict[str, float]) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from models.analysis import detect_language
+from models.analysis import written_out
 from serving.texts import NOT_FOUND  # noqa: F401 - wording's texts, the refusal among them
 
 SUGGEST = {
@@ -29,7 +29,7 @@ META = {
 
 
 def language_of(question: str) -> str:
-    return detect_language(question)
+    return written_out(question)[1]  # "pra", "vc" and "qto" are Portuguese
 
 
 def fmt_date(value: date | None, language: str) -> str:

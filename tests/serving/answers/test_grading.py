@@ -31,7 +31,7 @@ def test_a_passage_that_covers_part_of_the_question_is_ambiguous_and_says_what_i
 def test_unrelated_passages_and_passages_without_the_asked_kind_or_code_are_incorrect():
     unrelated = grade(_q("Quantos leitos de UTI pediátrica o hospital possui?"), RULE, POLICY, dense=0.1)
     assert unrelated.grade == INCORRECT
-    no_amount = grade(_q("Qual é o valor do contrato de prestação de contas de viagem?"), RULE, POLICY, dense=0.5)
+    no_amount = grade(_q("Quanto custa a prestação de contas de despesas de viagem?"), RULE, POLICY, dense=0.5)
     assert no_amount.grade == INCORRECT and no_amount.reason.startswith("states no amount")
     no_code = grade(_q("Qual o prazo de prestação de contas do contrato CT-2024-0817?"), RULE, POLICY, dense=0.9)
     assert no_code.grade == INCORRECT and no_code.reason == "does not mention CT-2024-0817"
@@ -104,3 +104,39 @@ def test_a_running_header_naming_the_code_and_words_of_the_title_is_no_strip():
             "3.1 Honorários fixos de R$ 420.000,00, pagos em 8 parcelas mensais.")
     g = grade(q, text, "Contrato de Consultoria Estratégica nº CT-2023-0091 CLÁUSULA 3ª", dense=0.6)
     assert [s.text for s in g.strips] == ["3.1 Honorários fixos de R$ 420.000,00, pagos em 8 parcelas mensais."]
+
+
+def test_values_ask_a_quantity_of_any_measure_and_a_passage_without_one_cannot_answer():
+    backup = "POP-TI-003 Backup — 4. Objetivos de recuperação"
+    text = ("4.1 Para o prontuário eletrônico PEP Vita, o RPO é de 15 minutos e o RTO é de 4 horas.\n\n"
+            "4.2 Os backups são verificados pela equipe de infraestrutura.")
+    g = grade(_q("Quais os valores de RPO e RTO do PEP Vita?"), text, backup, dense=0.6)
+    assert g.grade == CORRECT and g.strips[0].text.startswith("4.1")
+    none = grade(_q("Quais os valores de RPO e RTO do PEP Vita?"), "4.2 Os backups do PEP Vita têm RPO e RTO "
+                 "definidos pela equipe de infraestrutura.", backup, dense=0.6)
+    assert none.grade == INCORRECT and none.reason.startswith("states no quantity")
+
+
+def test_the_asked_kind_reads_colloquial_forms_and_english():
+    assert _q("qto custa o vale refeição?").kind == "amount"
+    assert _q("qual o prazo pra pedir reembolso").kind == "deadline"
+    assert _q("o que devo fazer se perder o prazo?").kind is None
+    assert Question.of("How long do I have to submit expenses?", "en", {"long": 1.0}).kind == "deadline"
+
+
+def test_which_quantity_a_value_asks_is_read_from_the_evidence_about_the_question():
+    from serving.answers.types import EvidenceItem
+
+    contract = "Contrato de Limpeza nº CT-2024-0178 — 3. Preço"
+    priced = EvidenceItem("chunk", "c1", 1.0, "3.1 O valor mensal dos serviços é de R$ 86.400,00.\n\n"
+                          "3.2 O contrato vigorará por 24 meses.", n=1, title=contract)
+    q = _q("Qual o valor mensal do contrato CT-2024-0178?")
+    q.resolve_kind([priced])
+    assert q.asked == "amount"
+    g = grade(q, "3.2 O contrato CT-2024-0178 vigorará por 24 meses.", contract, dense=0.6)
+    assert g.grade == INCORRECT and g.reason.startswith("states no amount")
+    backup = EvidenceItem("chunk", "c2", 1.0, "4.1 Para o PEP Vita, o RPO é de 15 minutos e o RTO de 4 horas.", n=1,
+                          title="POP-TI-003 Backup")
+    rpo = _q("Quais os valores de RPO e RTO do PEP Vita?")
+    rpo.resolve_kind([backup])
+    assert rpo.asked == "deadline"

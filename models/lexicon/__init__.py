@@ -1,0 +1,60 @@
+"""Per-language question lexicons, as data (``pt.yaml``, ``en.yaml``): the abbreviations employees type
+("pra", "qto", "vc"; "u", "pls") written out, and the filler words a question carries without content
+("leva", "tenho", "me diz"; "tell", "need"), the words that ask a kind of fact ("prazo", "how much"), ask
+for a procedure ("o que devo") or open an ask ("qual", "which"). Only questions are read through them;
+documents are analysed as written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import yaml
+
+from lakehouse.text import fold
+
+__all__ = ["Lexicon", "glossary", "lexicon"]
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    abbreviations: dict[str, str]  # folded, lower-case form -> folded written-out words
+    fillers: frozenset[str]  # folded words
+    asks: dict[str, tuple[str, ...]]  # kind of fact -> folded phrases asking it, in the order kinds are tried
+    procedure: tuple[str, ...]  # folded phrases asking what to do
+    asking: tuple[str, ...]  # folded words opening an ask
+
+
+@cache
+def lexicon(language: str) -> Lexicon:
+    """The lexicon of ``language`` ("pt" or "en"); a missing or malformed file is an error naming it."""
+    name = f"{language}.yaml"
+    try:
+        raw = yaml.safe_load(resources.files(__package__).joinpath(name).read_text(encoding="utf-8")) or {}
+    except FileNotFoundError as exc:
+        raise ValueError(f"no question lexicon for language {language!r} ({name})") from exc
+    abbreviations = raw.get("abbreviations") or {}
+    fillers = raw.get("fillers") or ""
+    asks = raw.get("asks") or {}
+    if not isinstance(abbreviations, dict) or not isinstance(fillers, str):
+        raise ValueError(f"{name}: 'abbreviations' must map forms to words and 'fillers' be a string of words")
+    if not isinstance(asks, dict) or not all(isinstance(v, list) for v in asks.values()):
+        raise ValueError(f"{name}: 'asks' must map each kind of fact to a list of phrases")
+
+    def phrases(values: list) -> tuple[str, ...]:
+        return tuple(fold(str(v).lower()) for v in values)
+    return Lexicon({fold(str(k).lower()): fold(str(v).lower()) for k, v in abbreviations.items()},
+                   frozenset(fold(fillers.lower()).split()), {str(k): phrases(v) for k, v in asks.items()},
+                   phrases(raw.get("procedure") or []), phrases(raw.get("asking") or []))
+
+
+@cache
+def glossary() -> tuple[tuple[str, str], ...]:
+    """The Portuguese <-> English glossary (``pt-en.yaml``): (Portuguese words, English words) pairs."""
+    raw = yaml.safe_load(resources.files(__package__).joinpath("pt-en.yaml").read_text(encoding="utf-8")) or {}
+    pairs = raw.get("pairs") or []
+    if not all(isinstance(p, list) and len(p) == 2 and all(isinstance(w, str) for w in p) for p in pairs):
+        raise ValueError("pt-en.yaml: 'pairs' must be a list of [Portuguese words, English words]")
+    return tuple((pt, en) for pt, en in pairs)

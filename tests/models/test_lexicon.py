@@ -1,0 +1,47 @@
+"""A colloquial or abbreviated question meets the same index terms as its written-out form; its filler words
+are no key terms; documents are read as written."""
+
+from __future__ import annotations
+
+from models.analysis import analyze, analyze_query, written_out
+from models.lexicon import lexicon
+
+
+def test_abbreviations_and_fillers_give_the_terms_of_the_formal_question() -> None:
+    assert set(analyze_query("qto tempo leva pra aprovar as férias do funcionário?")) == \
+        set(analyze_query("Quanto tempo para aprovar as férias do funcionário?"))
+    assert "lev" not in analyze_query("quanto tempo leva o reembolso", "pt")
+    assert set(analyze_query("me diz o valor do vale refeição")) == set(analyze("o valor do vale refeição", "pt"))
+    assert set(analyze_query("how long does it take to get reimbursed? pls tell me", "en")) == \
+        set(analyze("how long reimbursed", "en"))
+
+
+def test_a_colloquial_question_is_read_as_portuguese() -> None:
+    assert written_out("qdo vence o contrato? vc sabe?")[1] == "pt"
+    assert written_out("pra quem mando a nf", fillers=True)[0].split()[:1] == ["para"]
+
+
+def test_codes_letters_and_documents_are_left_as_written() -> None:
+    assert analyze_query("Anexo C do contrato nº 13", "pt") == analyze("Anexo C do contrato nº 13", "pt")
+    assert "ct-2024-0187" in analyze_query("qto custa o CT-2024-0187?", "pt")
+    # the document side never drops a filler: "pode" is a word of a rule
+    assert "pod" in analyze("O colaborador pode solicitar reembolso.", "pt")
+
+
+def test_the_lexicons_are_data_files_for_each_language() -> None:
+    assert lexicon("pt").abbreviations["vc"] == "voce" and "leva" in lexicon("pt").fillers
+    assert lexicon("en").abbreviations["pls"] == "please" and "tell" in lexicon("en").fillers
+
+
+def test_a_language_without_a_lexicon_is_an_error_naming_it() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="'fr'"):
+        lexicon("fr")
+
+
+def test_the_glossary_is_a_data_file_of_pairs() -> None:
+    from models.lexicon import glossary
+
+    pairs = glossary()
+    assert ("contrato", "contract") in pairs and all(pt and en for pt, en in pairs)
