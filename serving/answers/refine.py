@@ -56,6 +56,11 @@ LABELS = {
     "en": {"current": "Current version ({title}):", "superseded": "Superseded version ({title}), no longer in force:",
            "missing": "The passages found do not cover: {words}."},
 }
+# the rule families of the composer, each switchable for the ablation on the test split
+# (``benchmarks/synthesis_fit.py``); a family stays only where it helps there
+FAMILIES = ("change", "headed", "one_value", "clause", "next_clauses", "introduced", "primaries", "versions",
+            "bridges", "reason", "other_parts", "subject_missing", "missing_note")
+ENABLED: set[str] = set(FAMILIES)
 
 
 @dataclass
@@ -139,7 +144,7 @@ def _form(engine: Engine, document_id: str) -> bool:
     return bool(rows) and str(engine.index.doc_types[rows[0]]).casefold() in FORM_TYPES
 
 
-def _versions(req: Request, chosen: list[int]) -> tuple[list[int], list[int], set[str]]:
+def split_versions(req: Request, chosen: list[int]) -> tuple[list[int], list[int], set[str]]:
     """(sources that answer, sources of other versions of the same documents, the current documents of the
     families that have several versions in the evidence)."""
     asked = asked_version(req.q.text)
@@ -198,11 +203,16 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
         if len({m for m, _ in kept} | {n}) <= MAX_SOURCES:
             kept.append((n, s))
             covered |= s.held
-    kept += _change(req, pool, kept)
-    kept += _headed(req, sources, kept)
-    kept = _one_value(req, kept)
-    kept += [(n, s) for n, first in kept for s in _clause(req, n, first) if (n, s) not in kept]
-    kept += [p for p in _next_clauses(req, kept) if p not in kept]
+    if "change" in ENABLED:
+        kept += _change(req, pool, kept)
+    if "headed" in ENABLED:
+        kept += _headed(req, sources, kept)
+    if "one_value" in ENABLED:
+        kept = _one_value(req, kept)
+    if "clause" in ENABLED:
+        kept += [(n, s) for n, first in kept for s in _clause(req, n, first) if (n, s) not in kept]
+    if "next_clauses" in ENABLED:
+        kept += [p for p in _next_clauses(req, kept) if p not in kept]
     return sorted(kept, key=lambda p: (sources.index(p[0]), p[1].position))
 
 
@@ -290,7 +300,7 @@ def _next_clauses(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int
 def _introduced(req: Request, n: int, strip: Strip) -> str:
     """What a strip ending in a colon introduces ("A ordem abaixo evita...:" and the table rows after it): the
     next units of its passage (at most ``MAX_FOLLOW``, none flagged), one a line."""
-    if not strip.text.rstrip().endswith(":"):
+    if "introduced" not in ENABLED or not strip.text.rstrip().endswith(":"):
         return ""
     item = req.item(n)
     row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
@@ -300,7 +310,7 @@ def _introduced(req: Request, n: int, strip: Strip) -> str:
     return "".join(f"\n- {u}" for u in follow)
 
 
-def _name(item: EvidenceItem) -> str:
+def version_name(item: EvidenceItem) -> str:
     """A document's name that tells its versions apart: its file name without the extension."""
     stem = (item.path or "").rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return stem or item.title or item.id
@@ -357,27 +367,32 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
     chosen = [n for n in ranked if req.grades[n].grade == CORRECT] or \
         [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
-    chosen += _other_parts(req, chosen)
+    if "other_parts" in ENABLED:
+        chosen += _other_parts(req, chosen)
     if coded and not req.q.parts:  # a document the question names by its code answers, not one that cites it
         chosen = [n for n in chosen if req.item(n).document_id in coded] or chosen
     if not chosen:
         return refusal(language)
     status = "answered" if req.grades[chosen[0]].grade == CORRECT else "partial"
-    if status == "partial" and (len(req.q.absent) > 1 or _subject_missing(req, chosen)):
+    if status == "partial" and "subject_missing" in ENABLED and (len(req.q.absent) > 1 or
+                                                                 _subject_missing(req, chosen)):
         return refusal(language)  # it asks about things no document, or none of the evidence, holds
-    main, older, currents = _versions(req, _primaries(req, chosen))
+    primaries = _primaries(req, chosen) if "primaries" in ENABLED else chosen
+    main, older, currents = split_versions(req, primaries) if "versions" in ENABLED else (primaries, [], set())
     picked = _strips(req, main)
     if not picked:
         return refusal(language)
     older_docs = {req.item(n).document_id or "" for n in older}
-    picked += bridged(req, picked, older_docs, _form)  # documents the quoted strips name hold the next hop
-    picked = with_reason(req, picked)  # why: the reason after the strip that restates the question
+    if "bridges" in ENABLED:
+        picked += bridged(req, picked, older_docs, _form)  # documents the quoted strips name hold the next hop
+    if "reason" in ENABLED:
+        picked = with_reason(req, picked)  # why: the reason after the strip that restates the question
     lines = [line for line in [prompt.describe_filters(filters, language)] if line]
 
     def label(n: int) -> str:
         item = req.item(n)
         key = "current" if item.document_id in currents else "superseded"
-        return labels[key].format(title=_name(item)) + " "
+        return labels[key].format(title=version_name(item)) + " "
 
     # a line is labelled with its version when its document has other versions in the evidence (its first line)
     versioned, seen = {family(req.item(n).title or "") for n in older}, set()
@@ -396,7 +411,7 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     for n, s in best_of.values():  # named and cited; its own rule quoted only when the question names a version
         lines.append(f"{label(n)}{s.text} [{n}]" if asked_version(req.q.text) is not None
                      else f"{label(n).rstrip().rstrip(':')}. [{n}]")
-    if status == "partial":
+    if status == "partial" and "missing_note" in ENABLED:
         missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
         words = [w for w in req.grades[chosen[0]].missing if w in missing][:5]
         if words:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from serving.answers.agentic.parts import Pick
+from serving.answers.agentic.parts import ENABLED, Pick
 
 CONTRACTS = ("contrato", "anexo_contratual")  # the kinds of document whose code names a contract
 
@@ -14,6 +14,7 @@ CONTRACTS = ("contrato", "anexo_contratual")  # the kinds of document whose code
 def coded(pick: Pick, doc_type: str, codes: tuple[str, ...]) -> Pick:
     """``pick`` led by the document's code (``codes``: its own, from its title or path) when the document is a
     contract or an annex and the line does not state it."""
-    if not pick.unit or doc_type not in CONTRACTS or not codes or any(c in pick.unit.upper() for c in codes):
+    if "contract_code" not in ENABLED or not pick.unit or doc_type not in CONTRACTS or not codes \
+            or any(c in pick.unit.upper() for c in codes):
         return pick
     return replace(pick, unit=f"{codes[0]}: {pick.unit}")

@@ -52,6 +52,10 @@ KIND_BONUS = 0.3  # a sentence that holds a value of the kind asked for (and the
 REVEALED_COVER = 0.15  # a part that points back to the previous answer: share of what it revealed a sentence holds
 REVEALED_TERMS = 2  # ... and at least this many of its words
 MIN_SIMILAR = 0.6  # a sentence in another language is a candidate when this similar to the part (scaled)
+# the rule families of the parts answer, each switchable for the ablation on the test split
+# (``benchmarks/synthesis_fit.py``); a family stays only where it helps there
+FAMILIES = ("part_kinds", "across", "revealed", "second", "trim", "fields", "contract_code")
+ENABLED: set[str] = set(FAMILIES)
 
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+(?:\s+(?:d[aeo]s?\s+)?[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+)+|"
                    r"\b[\w&]+(?:\s+[\w&]+){0,5}\s+(?:Ltda|S\.A\.|Inc|Ltd)\b")
@@ -191,7 +195,7 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         own = weigh(part.text)
         rest = {t: w * CONTEXT_WEIGHT for t, w in everything.items() if t not in own}
         rest_total = sum(rest.values()) or 1.0
-        kinds = asks(part.text)
+        kinds = asks(part.text) if "part_kinds" in ENABLED else []
         scored: list[tuple[float, int, str]] = []
         across: list[tuple[int, str]] = []  # sentences in another language that state a value asked for
         for (n, unit, title), present, other in zip(units, unit_terms, foreign, strict=True):
@@ -219,11 +223,11 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         else:
             mine = scored
         # a name in another language is any capitalised word; an organisation's legal name is one in any language
-        if similar and across and (set(kinds) - {"who"} or firm(part.text)) \
+        if "across" in ENABLED and similar and across and (set(kinds) - {"who"} or firm(part.text)) \
                 and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in mine):
             scored += [(near + KIND_BONUS, n, unit) for (n, unit), near in similar(i, across).items()
                        if near >= MIN_SIMILAR]
-        if not scored and part.query != part.text and out and out[-1].unit:
+        if "revealed" in ENABLED and not scored and part.query != part.text and out and out[-1].unit:
             scored = _revealed(out[-1], units, unit_terms, foreign, sources, weigh, everything)
         if not scored:
             out.append(Pick(part.text, None, None))
@@ -232,12 +236,15 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         if scope and any(s[1] in scope for s in scored):
             scored = [s for s in scored if s[1] in scope]
         best = scored[0]
-        if best[2] in chosen:  # an earlier part's sentence: another document's close second is news
+        # an earlier part's sentence: another document's close second is news
+        if "second" in ENABLED and best[2] in chosen:
             cited = {sources[p.source - 1][0] for p in out if p.source}
             best = next((s for s in scored[1:] if s[0] >= SECOND * scored[0][0] and s[2] not in chosen
                          and sources[s[1] - 1][0] not in cited), best)
-        text = trim(best[2], frozenset(own), kinds, part.text, language)
-        if best[2] not in chosen and (more := _fields(best[1], best[2], units, own, kinds, part.text, language)):
+        text = trim(best[2], frozenset(own), kinds, part.text, language) if "trim" in ENABLED else best[2]
+        more = _fields(best[1], best[2], units, own, kinds, part.text, language) \
+            if "fields" in ENABLED and best[2] not in chosen else []
+        if more:
             text = "; ".join([text.rstrip(" ;."), *(m.rstrip(" ;.") for m in more)])
         out.append(Pick(part.text, None if best[2] in chosen else text, best[1], round(best[0], 3), answered=True))
         chosen.add(best[2])

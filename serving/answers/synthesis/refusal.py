@@ -1,0 +1,75 @@
+"""Refusal on near misses: evidence that covers the question's topic but not the fact it asks for (a
+paediatric dose when only the adult one is written) is the fixed refusal with where to look, the documents
+that cover the topic, cited, never a partial quote of a neighbouring rule.
+
+The measure is how much of the question none of the usable evidence covers: the IDF-weighted share of the
+question's terms missing from every item of the pool (its ``correct`` items, else its ``ambiguous`` ones), and
+whether the question's most distinctive term is among them. The thresholds are fitted on the dev split,
+near misses included (``benchmarks/synthesis_fit.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from serving.answers.compose import Draft
+from serving.answers.grading import AMBIGUOUS, CORRECT
+from serving.answers.refine import Request
+from serving.answers.wording import not_found
+
+# fitted on dev: uncovered share at which a pool of correct / of ambiguous items is a near miss; with the most
+# distinctive term uncovered
+CORRECT_UNCOVERED = 0.5
+PARTIAL_UNCOVERED = 0.5
+SUBJECT_UNCOVERED = 0.3
+MAX_PLACES = 3
+WHERE = {"pt": "Documentos que tratam do assunto:", "en": "Documents on this topic:"}
+
+
+def uncovered(req: Request, pool: list[int]) -> tuple[float, bool]:
+    """(IDF-weighted share of the question's terms no item of ``pool`` covers, its rarest such term is one)."""
+    q = req.q
+    if not pool or not q.weights:
+        return 0.0, False
+    missing = set.intersection(*(set(req.grades[n].missing) for n in pool))
+    total = sum(q.weights.values()) or 1.0
+    lost = [t for t in q.weights if q.surface.get(t, t) in missing and t not in q.codes]
+    share = sum(q.weights[t] for t in lost) / total
+    candidates = [t for t in q.weights if t not in q.codes and q.surface.get(t, t) not in q.absent]
+    subject = bool(candidates) and max(candidates, key=lambda t: q.weights[t]) in lost
+    return share, subject
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    correct_at: float = CORRECT_UNCOVERED
+    partial_at: float = PARTIAL_UNCOVERED
+    subject_at: float = SUBJECT_UNCOVERED
+
+    def applies(self, req: Request, pool: list[int]) -> bool:
+        if not pool:
+            return False
+        share, subject = uncovered(req, pool)
+        limit = self.correct_at if req.grades[pool[0]].grade == CORRECT else self.partial_at
+        return share >= limit or (subject and share >= self.subject_at)
+
+
+def pool_of(req: Request) -> list[int]:
+    """The items an answer would be composed from: the ``correct`` ones, else the ``ambiguous`` ones."""
+    ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
+    return [n for n in ranked if req.grades[n].grade == CORRECT] or \
+        [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
+
+
+def where_to_look(req: Request, pool: list[int], language: str) -> Draft:
+    """The fixed refusal, then the documents of ``pool`` (the topic's), each cited once."""
+    places: dict[str, int] = {}
+    for n in pool:
+        item = req.item(n)
+        places.setdefault(item.title or item.document_id or item.id, n)
+        if len(places) >= MAX_PLACES:
+            break
+    text = not_found(language)
+    if places:
+        where = WHERE.get(language, WHERE["pt"])
+        text += f"\n{where} " + "; ".join(f"{title} [{n}]" for title, n in places.items())
+    return Draft(text, list(places.values()), "not_found", "rules")
