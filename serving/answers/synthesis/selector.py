@@ -89,7 +89,7 @@ class Selector:
                              f" [{n}]")
         cited = list(dict.fromkeys([u.n for u in picked] + [n for n in notes if req.item(n).document_id in seen]))
         status = "answered" if grades[pool[0]].grade == CORRECT else "partial"
-        return Draft("\n".join(lines), cited, status, "selector")
+        return Draft("\n".join(lines), cited, status, "extractive")
 
     def pick(self, evidence: Graded, units: list[Scored]) -> list[Scored]:
         """Each part's best unit, then the best units within ``share`` of the best, up to ``limit``."""
