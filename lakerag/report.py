@@ -175,6 +175,7 @@ def print_answer_eval(result: dict) -> None:
     from serving.evaluation.answer_sets import answer_set_table
     from serving.evaluation.labels import table
 
-    print(f"{result.get('dataset', '')}: answers, {result.get('questions', '')} questions, commit "
+    split = f", split {result['split']}" if result.get("split") else ""
+    print(f"{result.get('dataset', '')}: answers, {result.get('questions', '')} questions{split}, commit "
           f"{result.get('commit', '')}, model {result['settings']['embedding_model']}")
     print(answer_set_table(result) if "labels" not in next(iter(result["modes"].values()), {}) else table(result))

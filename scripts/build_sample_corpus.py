@@ -8,7 +8,9 @@ question set) and writes, byte for byte reproducibly:
   the folder configuration ``.lakerag.yaml``, access sidecars ``*.meta.yaml`` and a folder of bad files;
 - ``<out>/EXPECTED.md``: what the pipeline should make of each file (quarantine kinds, doc_type, groups);
 - ``<out>/questions.jsonl``: the labelled question set, with ``relevant_document_ids`` computed from
-  ``relevant_paths`` by ``lakehouse.ids.document_id_for`` (the build fails if a relevant path does not exist).
+  ``relevant_paths`` by ``lakehouse.ids.document_id_for`` (the build fails if a relevant path does not exist);
+- ``<out>/variants.jsonl``: reworded and English variants of those questions (``src/variants.yaml``, built by
+  ``build_variants.py`` beside this script), each carrying its original's facts, groups and split.
 
 Usage::
 
@@ -65,6 +67,7 @@ for _folder in (REPO_ROOT, REPO_ROOT / "scripts"):  # lakehouse.ids; build_visua
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 
+from build_variants import write_variants  # noqa: E402 (beside this script)
 from build_visual_corpus import write_visual  # noqa: E402 (beside this script)
 
 from lakehouse.ids import document_id_for, normalize_relpath  # noqa: E402
@@ -86,7 +89,8 @@ QUESTION_FIELDS = (
 )
 # Optional fields, written only when a question has them: gold key facts for the answer judge, the documents a
 # multi-hop question must read (the agentic seed's format) with its step budget, and the governance "today".
-OPTIONAL_QUESTION_FIELDS = ("facts", "must_read", "max_steps", "as_of", "split")
+# near_miss: an unanswerable question whose topic the corpus covers while the asked fact is absent.
+OPTIONAL_QUESTION_FIELDS = ("facts", "must_read", "max_steps", "as_of", "split", "near_miss")
 # dev: every rule, weight and threshold is fitted here; test: frozen, only measured (about a third per kind).
 QUESTION_SPLITS = {"dev", "test"}
 QUESTION_KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
@@ -948,7 +952,12 @@ def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
             raise SystemExit(f"{qid}: an answerable question needs relevant paths and a non-refusal kind")
         split = item.get("split")
         if split not in QUESTION_SPLITS:
-            raise SystemExit(f"{qid}: split must be one of {sorted(QUESTION_SPLITS)} (a frozen assignment), not {split!r}")
+            raise SystemExit(
+                f"{qid}: split must be one of {sorted(QUESTION_SPLITS)} (a frozen assignment), not {split!r}"
+            )
+        near_miss = item.get("near_miss", False)
+        if near_miss not in (True, False) or (near_miss and answerable):
+            raise SystemExit(f"{qid}: near_miss is true only on an unanswerable question, not {near_miss!r}")
         question = " ".join(str(item["question"]).split())
         if question in seen:
             raise SystemExit(f"{qid}: duplicate question")
@@ -974,6 +983,7 @@ def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
             "max_steps": 12 if must_read else None,
             "as_of": REFERENCE_DATE.isoformat() if kind == "governance" else None,
             "split": split,
+            "near_miss": near_miss,
         }
         out[-1].update({k: v for k, v in extra.items() if v})
         assert tuple(out[-1])[: len(QUESTION_FIELDS)] == QUESTION_FIELDS
@@ -981,11 +991,13 @@ def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
     return out
 
 
-def write_questions(out_dir: Path, documents: Path) -> int:
-    questions = build_questions(documents, SRC_ROOT / "questions.yaml")
+def write_questions(out_dir: Path, documents: Path, src: Path = SRC_ROOT) -> tuple[int, int]:
+    """Write questions.jsonl and variants.jsonl; returns (questions, variants)."""
+    questions = build_questions(documents, src / "questions.yaml")
+    n_variants = write_variants(out_dir, questions, src / "variants.yaml")
     lines = [json.dumps(q, ensure_ascii=False, sort_keys=False) for q in questions]
     (out_dir / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return len(questions)
+    return len(questions), n_variants
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -1119,9 +1131,10 @@ def build(out_dir: Path) -> dict[str, Any]:
     truncated_from = normalize_relpath("Manuais/Manual do Colaborador.pdf")
     bad = write_bad_files(documents, rendered[truncated_from])
     write_expected(out_dir, docs, bad)
-    n_questions = write_questions(out_dir, documents)
+    n_questions, n_variants = write_questions(out_dir, documents)
     n_visual = write_visual(documents, out_dir)  # chart-only PDFs and their questions (build_visual_corpus.py)
-    return {"documents": len(docs), "bad_files": len(bad), "questions": n_questions, "visual_questions": n_visual}
+    return {"documents": len(docs), "bad_files": len(bad), "questions": n_questions, "variants": n_variants,
+            "visual_questions": n_visual}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1137,14 +1150,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--questions-only",
         action="store_true",
-        help="only rewrite questions.jsonl from src/questions.yaml against existing documents/",
+        help="only rewrite questions.jsonl and variants.jsonl from src/ against existing documents/",
     )
     args = parser.parse_args(argv)
     out_dir: Path = args.out.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     if args.questions_only:
-        n = write_questions(out_dir, out_dir / "documents")
-        print(f"questions: {n}")
+        n, n_variants = write_questions(out_dir, out_dir / "documents")
+        print(f"questions: {n}, variants: {n_variants}")
         return 0
     summary = build(out_dir)
     print(", ".join(f"{k}: {v}" for k, v in summary.items()))

@@ -31,7 +31,9 @@ FIELDS = (
     "answerable",
     "kind",
 )
-OPTIONAL = {"facts", "must_read", "max_steps", "as_of", "split"}  # the answer judge's gold facts, multi-hop reading lists
+# the answer judge's gold facts, multi-hop reading lists, the frozen split, unanswerable near misses
+OPTIONAL = {"facts", "must_read", "max_steps", "as_of", "split", "near_miss"}
+VARIANT_STYLES = {"colloquial", "no_accents", "typo", "keywords", "rambling", "english"}
 KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
 
 
@@ -73,6 +75,12 @@ def _good_documents() -> list[str]:
 @pytest.fixture(scope="module")
 def questions() -> list[dict]:
     with (CORPUS / "questions.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def variants() -> list[dict]:
+    with (CORPUS / "variants.jsonl").open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
@@ -245,6 +253,84 @@ def test_build_is_deterministic_and_matches_the_committed_corpus(tmp_path):
     committed = {
         rel: digest
         for rel, digest in _tree_digest(CORPUS).items()
-        if rel.startswith("documents/") or rel in ("questions.jsonl", "visual_questions.jsonl", "EXPECTED.md")
+        if rel.startswith("documents/")
+        or rel in ("questions.jsonl", "variants.jsonl", "visual_questions.jsonl", "EXPECTED.md")
     }
     assert first == committed, "sample_corpus/ is stale: run .venv/bin/python scripts/build_sample_corpus.py"
+
+
+# ----------------------------------------------------------------------------------------------- variants
+
+
+def test_variants_keep_their_originals_facts_groups_and_split(questions, variants):
+    by_id = {q["id"]: q for q in questions}
+    seen = set()
+    for v in variants:
+        original = by_id[v["original"]]
+        assert tuple(v)[:5] == ("id", "original", "style", "language", "question"), v["id"]
+        assert v["id"] == f"{v['original']}-{v['style']}" and v["id"] not in seen
+        seen.add(v["id"])
+        assert v["style"] in VARIANT_STYLES
+        assert v["language"] == ("en" if v["style"] == "english" else "pt"), v["id"]
+        assert v["question"].strip() and v["question"] != original["question"], v["id"]
+        assert {k: x for k, x in v.items() if k not in ("id", "original", "style", "language", "question")} == {
+            k: x for k, x in original.items() if k not in ("id", "question")
+        }, v["id"]
+
+
+def test_variants_reword_rather_than_copy(variants, questions):
+    by_id = {q["id"]: q["question"] for q in questions}
+    for v in variants:
+        if v["style"] == "no_accents":
+            assert v["question"] == v["question"].lower(), v["id"]
+            assert all(ord(c) < 128 for c in v["question"]), v["id"]
+        if v["style"] == "keywords":
+            assert "?" not in v["question"] and len(v["question"].split()) <= 12, v["id"]
+        if v["style"] == "rambling":
+            assert len(v["question"].split()) >= max(25, 1.5 * len(by_id[v["original"]].split())), v["id"]
+
+
+def _variant_build(build, tmp_path, items):
+    src = tmp_path / "variants.yaml"
+    src.write_text(yaml.safe_dump(items, allow_unicode=True), encoding="utf-8")
+    questions = [{"id": "q001", "question": "Qual o prazo?", "expected_answer": "10 dias.", "split": "test"}]
+    variants_module = sys.modules[build.write_variants.__module__]  # build_variants.py, imported by the build
+    return variants_module.build_variants(questions, src)
+
+
+@pytest.mark.parametrize(
+    ("items", "message"),
+    [
+        ([{"of": "q999", "style": "typo", "question": "Qaul o prazo?"}], "unknown question 'q999'"),
+        ([{"of": "q001", "style": "slang", "question": "qual prazo"}], "field 'style' is 'slang'"),
+        (
+            [{"of": "q001", "style": "typo", "question": "Qaul o prazo?"},
+             {"of": "q001", "style": "typo", "question": "Qual o prazp?"}],
+            "q001 already has a 'typo' variant",
+        ),
+        ([{"of": "q001", "style": "typo"}], "field 'question' must be a non-empty string"),
+    ],
+)
+def test_variant_build_refuses_unknown_originals_styles_and_repeats(build, tmp_path, items, message):
+    with pytest.raises(SystemExit, match=message):
+        _variant_build(build, tmp_path, items)
+
+
+def test_variant_build_copies_the_original_after_its_own_fields(build, tmp_path):
+    rows = _variant_build(build, tmp_path, [{"of": "q001", "style": "english", "question": "What is the deadline?"}])
+    assert rows == [{"id": "q001-english", "original": "q001", "style": "english", "language": "en",
+                     "question": "What is the deadline?", "expected_answer": "10 dias.", "split": "test"}]
+
+
+def test_every_question_has_two_rewordings_and_many_have_an_english_rendering(questions, variants):
+    styles: dict[str, set[str]] = {q["id"]: set() for q in questions}
+    for v in variants:
+        styles[v["original"]].add(v["style"])
+    assert [qid for qid, found in styles.items() if len(found - {"english"}) < 2] == []
+    english_openers = {"what", "which", "how", "who", "when", "within", "can", "under", "according"}
+    portuguese = {q["id"]: q["kind"] for q in questions if q["question"].split()[0].lower() not in english_openers}
+    english = {v["original"] for v in variants if v["style"] == "english" and v["original"] in portuguese}
+    assert len(english) >= 45
+    assert {"governance", "multi_hop", "code_lookup", "refusal", "fact", "global"} <= {portuguese[q] for q in english}
+    tests = [q for q in questions if q["split"] == "test"]
+    assert sum(v["split"] == "test" for v in variants) >= 2 * len(tests)

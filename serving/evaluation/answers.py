@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 
 from lakehouse import paths as lp
+from lakehouse.errors import ConfigError
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from serving.answers import AnswerError, AnswerService, Caller, QueryRequest, SnapshotHolder
@@ -27,6 +28,7 @@ from serving.evaluation.labels import Judged, mode_summary
 log = logging.getLogger(__name__)
 
 DEFAULT_MODE = "auto"  # what the API answers with when a caller names no mode
+SPLITS = ("dev", "test", "all")  # dev: rules, weights and thresholds are fitted on it; test: frozen, only measured
 LLMJudge = Callable[[dict, Answer], str | None]
 
 
@@ -37,6 +39,20 @@ def read_questions(path: Path) -> list[dict]:
         if not row.get("question"):
             raise ValueError(f"{path}:{n}: a question needs a non-empty 'question'")
     return rows
+
+
+def select_split(questions: list[dict], split: str, source: Path | str = "questions") -> list[dict]:
+    """The questions of one split (``all``: every question); a question without a ``split`` field cannot be
+    placed, so asking for ``dev`` or ``test`` over it is an error that names it."""
+    if split not in SPLITS:
+        raise ConfigError(f"--split {split!r}: one of {', '.join(SPLITS)}")
+    if split == "all":
+        return questions
+    unplaced = [str(q.get("id", n)) for n, q in enumerate(questions, start=1) if q.get("split") not in SPLITS[:2]]
+    if unplaced:
+        raise ConfigError(f"{source}: --split {split} needs a 'split' (dev or test) on every question; missing on "
+                         f"{', '.join(unplaced[:5])}" + (f" and {len(unplaced) - 5} more" if len(unplaced) > 5 else ""))
+    return [q for q in questions if q["split"] == split]
 
 
 def open_service(settings: Settings) -> AnswerService:
@@ -117,15 +133,17 @@ def evaluate_answers(service: AnswerService, questions: list[dict], modes: list[
 
 
 def evaluate_sample(dataset: Path, settings: Settings, work: Path, indexer: Indexer, modes: list[str],
-                    limit: int | None = None, as_of: date | None = None, llm: LLMJudge | None = None) -> dict:
-    """Index ``dataset/documents`` into ``work/sample`` (incremental: a rerun reuses it), then ask its questions."""
-    questions = read_questions(dataset / "questions.jsonl")[:limit] if limit else \
-        read_questions(dataset / "questions.jsonl")
+                    limit: int | None = None, as_of: date | None = None, llm: LLMJudge | None = None,
+                    split: str = "all") -> dict:
+    """Index ``dataset/documents`` into ``work/sample`` (incremental: a rerun reuses it), then ask the questions
+    of ``split`` (the first ``limit`` of them)."""
+    every = read_questions(dataset / "questions.jsonl")
+    questions = select_split(every, split, dataset / "questions.jsonl")[:limit or None]
     vsettings = settings.replace(home=work / "sample", source=dataset / "documents")
     indexer.index_source(vsettings)
     service = open_service(vsettings)
-    result = evaluate_answers(service, questions, modes, as_of or sample_as_of(questions), llm)
-    result.update(dataset=dataset.name, questions=len(questions),
+    result = evaluate_answers(service, questions, modes, as_of or sample_as_of(every), llm)
+    result.update(dataset=dataset.name, split=split, questions=len(questions),
                   snapshot_id=service.holder.require().snapshot_id)
     return result
 

@@ -16,13 +16,13 @@ QUESTIONS = [
     {"id": "t1", "question": "Qual é o prazo para prestar contas de despesas de viagem?", "kind": "fact",
      "expected_answer": "10 dias úteis após o retorno da viagem.", "facts": ["10 dias úteis"],
      "relevant_document_ids": [document_id_for("Políticas/Política de Viagens.md")], "groups": ["public"],
-     "answerable": True},
+     "answerable": True, "split": "dev"},
     {"id": "t2", "question": "Em quanto tempo a NuvemSul notifica incidentes de segurança?", "kind": "fact",
      "expected_answer": "Em até 72 horas (CT-2024-0187).", "groups": ["juridico"], "answerable": True,
-     "relevant_document_ids": [document_id_for("Contratos/CT-2024-0187.md")]},
+     "relevant_document_ids": [document_id_for("Contratos/CT-2024-0187.md")], "split": "test"},
     {"id": "t3", "question": "Qual é o valor mensal do contrato de vigilância patrimonial CT-2024-0999?",
      "kind": "refusal", "expected_answer": "Não encontrado.", "relevant_document_ids": [], "groups": ["public"],
-     "answerable": False},
+     "answerable": False, "split": "test"},
 ]
 
 
@@ -56,6 +56,30 @@ def test_every_mode_gets_label_shares_and_refusal_metrics(evaluated, capsys):
         labels = {a["id"]: a["label"] for a in mode["answers"]}
         assert labels["t1"] == "correct"  # 10 dias úteis, from the travel policy, cited
         assert labels["t3"] in ("wrong", "declined")  # never correct: nothing answers it
+
+
+def test_a_split_asks_only_its_questions_and_says_which(evaluated, capsys):
+    root, everything = evaluated
+    assert everything["split"] == "all"
+    dataset, out = root / "set", root / "test-split.json"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LAKERAG_EMBEDDING_MODEL", "wordllama")
+        code = main(["eval", "--answers", "--dataset", str(dataset), "--work", str(root / "work"), "--json",
+                     str(out), "--modes", "basic", "--split", "test", "--home", str(root / "home")])
+    assert code == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["split"] == "test" and result["questions"] == 2
+    assert {a["id"] for a in result["modes"]["basic"]["answers"]} == {"t2", "t3"}
+    assert "2 questions, split test" in capsys.readouterr().out
+
+
+def test_a_split_over_questions_without_one_is_an_error_naming_them(tmp_path, capsys):
+    from serving.evaluation.answers import select_split
+
+    rows = [{"id": "a", "question": "x", "split": "dev"}, {"id": "b", "question": "y"}]
+    assert select_split(rows, "all") == rows
+    with pytest.raises(Exception, match=r"'split'.*missing on b"):
+        select_split(rows, "test", "questions.jsonl")
 
 
 def test_the_llm_judge_reports_its_agreement(evaluated):
