@@ -56,15 +56,20 @@ def run(service, rows, states, synthesizer) -> dict:
             draft = synthesizer.draft(synthesis.Graded.of(state, *service.thresholds(state.engine)))
         judged.append(label_one(row, service.finish(state, draft, f"fit-{row.get('id')}")))
     out = summarise(judged)
+    sets = sorted({row["set"] for row in rows})
+    if len(sets) > 1:
+        out["by_set"] = {name: summarise([j for j, row in zip(judged, rows, strict=True) if row["set"] == name])
+                         for name in sets}
     out["answers"] = [j.as_dict() for j in judged]
     return out
 
 
 def line(name: str, s: dict) -> str:
     lab = s["labels"]
+    sets = "".join(f"\n    {k:36s} " + line("", v).strip() for k, v in s.get("by_set", {}).items())
     return (f"{name:40s} correct {lab['correct']:.3f} partly {lab['partly']:.3f} wrong {lab['wrong']:.3f} "
             f"declined {lab['declined']:.3f} unans_declined {s['unanswerable_declined']:.3f} "
-            f"ans_declined {s['answerable_declined']:.3f} n={s['questions']}")
+            f"ans_declined {s['answerable_declined']:.3f} n={s['questions']}{sets}")
 
 
 def score(s: dict) -> float:
@@ -89,15 +94,14 @@ def configurations(what: str):
             sel = Selector(share, limit, weight, novel)
             yield f"sel s={share} l={limit} w={weight} n={int(novel)}", Guarded(Chain((ModeAnswer(sel), sel)))
     elif what == "fit-refusal":
-        for c, p, sub in itertools.product((0.4, 0.5, 0.6, 0.7, 1.1), (0.3, 0.4, 0.5, 0.6, 1.1),
-                                           (0.2, 0.3, 0.4, 1.1)):
-            yield f"near c={c} p={p} s={sub}", Guarded(synthesis.rules(), NearMiss(c, p, sub))
+        for c, p in itertools.product((0.4, 0.45, 0.5, 0.55, 0.6, 1.1), (0.4, 0.45, 0.5, 0.55, 0.6, 1.1)):
+            yield f"near c={c} p={p}", Guarded(synthesis.rules(), NearMiss(c, p))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--home", type=Path, required=True)
-    parser.add_argument("--questions", type=Path, default=ROOT / "sample_corpus" / "questions.jsonl")
+    parser.add_argument("--questions", type=Path, nargs="+", default=[ROOT / "sample_corpus" / "questions.jsonl"])
     parser.add_argument("--split", default="dev")
     parser.add_argument("--what", default="compare")
     parser.add_argument("--limit", type=int, default=0)
@@ -105,8 +109,8 @@ def main() -> None:
 
     from lakehouse.settings import Settings
     from serving.evaluation.answers import open_service, read_questions, sample_as_of
-    rows = read_questions(args.questions)
-    as_of = sample_as_of(rows)
+    rows = [{**row, "set": path.stem} for path in args.questions for row in read_questions(path)]
+    as_of = sample_as_of(read_questions(ROOT / "sample_corpus" / "questions.jsonl"))  # variants keep its date
     rows = [r for r in rows if args.split == "all" or r.get("split") == args.split]
     rows = rows[:args.limit] if args.limit else rows
     service = open_service(Settings(home=args.home))
@@ -140,10 +144,11 @@ def main() -> None:
             print(line(name, results[name]), f"score {score(results[name]):.3f}", flush=True)
         best = max(results, key=lambda k: score(results[k]))
         print("best:", best)
-    save(f"synthesis-{args.what}-{args.split}", {"split": args.split, "questions": str(args.questions),
+    tag = f"{args.what}-{args.split}-{'+'.join(p.stem for p in args.questions)}"
+    save(f"synthesis-{tag}", {"split": args.split, "questions": [str(p) for p in args.questions],
                                                   "results": {k: {kk: vv for kk, vv in v.items() if kk != "answers"}
                                                               for k, v in results.items()}})
-    Path(f"/tmp/synthesis-{args.what}-{args.split}-answers.json").write_text(
+    Path(f"/tmp/synthesis-{tag}-answers.json").write_text(
         json.dumps({k: v["answers"] for k, v in results.items()}, ensure_ascii=False))
 
 

@@ -123,7 +123,7 @@ class Request:
                 number(ix.titles[row], self.engine.catalog.meta(document_id)) or 0.0)
 
 
-def _primaries(req: Request, chosen: list[int]) -> list[int]:
+def primaries(req: Request, chosen: list[int]) -> list[int]:
     """``chosen`` with each source that restates another document replaced by that document's source. A form
     (a document to fill in, ``FORM_TYPES``) is named by the rules that ask for it, it does not state them: a
     manual that says which form to fill in keeps its own rule."""
@@ -297,7 +297,7 @@ def _next_clauses(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int
     return out
 
 
-def _introduced(req: Request, n: int, strip: Strip) -> str:
+def introduced(req: Request, n: int, strip: Strip) -> str:
     """What a strip ending in a colon introduces ("A ordem abaixo evita...:" and the table rows after it): the
     next units of its passage (at most ``MAX_FOLLOW``, none flagged), one a line."""
     if "introduced" not in ENABLED or not strip.text.rstrip().endswith(":"):
@@ -377,8 +377,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     if status == "partial" and "subject_missing" in ENABLED and (len(req.q.absent) > 1 or
                                                                  _subject_missing(req, chosen)):
         return refusal(language)  # it asks about things no document, or none of the evidence, holds
-    primaries = _primaries(req, chosen) if "primaries" in ENABLED else chosen
-    main, older, currents = split_versions(req, primaries) if "versions" in ENABLED else (primaries, [], set())
+    primaries_ = primaries(req, chosen) if "primaries" in ENABLED else chosen
+    main, older, currents = split_versions(req, primaries_) if "versions" in ENABLED else (primaries_, [], set())
     picked = _strips(req, main)
     if not picked:
         return refusal(language)
@@ -400,7 +400,7 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
         doc = req.item(n).document_id
         head = label(n) if family(req.item(n).title or "") in versioned and doc not in seen else ""
         seen.add(doc)
-        lines.append(f"{head}{s.text}{_introduced(req, n, s)} [{n}]")
+        lines.append(f"{head}{s.text}{introduced(req, n, s)} [{n}]")
     quoted = {family(req.item(n).title or "") for n, _ in picked}
     best_of: dict[str, tuple[int, Strip]] = {}
     for n in [n for n in older if family(req.item(n).title or "") in quoted]:  # the version it supersedes is quoted

@@ -5,7 +5,9 @@ split (``benchmarks/synthesis_fit.py``).
 
 - A unit's score is its strip score weighted by its item's grade score (``ITEM_WEIGHT``).
 - Redundancy: a unit sharing ``DUPLICATE`` of its words with a kept one is dropped; of several versions of
-  one document only the current one (or the one the question names) answers, the others are named.
+  one document only the current one (or the one the question names) answers, the others are named; a passage
+  restating another document gives way to that document's own (``refine.primaries``).
+- A unit ending in a colon is quoted with what it introduces (``refine.introduced``).
 - Parts: a question split into parts (``agentic.parts.split``) gets, for each part, the unit covering most of
   that part's weighted terms; then units within ``SHARE`` of the best, up to ``LIMIT``.
 - Near misses are checked before it (``synthesis.guard``).
@@ -53,6 +55,7 @@ class Selector:
     item_weight: float = ITEM_WEIGHT
     novel: bool = True  # a unit after the first must cover a question term the kept ones do not
     versions: bool = True  # name the superseded versions of a quoted document
+    primaries: bool = True  # quote the document a passage restates (a FAQ quoting the policy), not the passage
     name: str = "selector"
 
     def draft(self, evidence: Graded) -> Draft:
@@ -68,6 +71,8 @@ class Selector:
             pool = [n for n in pool if req.item(n).document_id in coded] or pool
         if not pool:
             return compose.refusal(language)
+        if self.primaries:  # a passage restating another document is replaced by that document's own
+            pool = refine.primaries(req, pool)
         main, older, _ = refine.split_versions(req, pool) if self.versions else (pool, [], set())
         picked = self.pick(evidence, [Scored(n, s, s.score * (1 - self.item_weight + self.item_weight
                                                                  * grades[n].score))
@@ -77,7 +82,7 @@ class Selector:
         order = {n: i for i, n in enumerate(main)}
         picked.sort(key=lambda u: (order[u.n], u.strip.position))
         lines = [line for line in [prompt.describe_filters(evidence.filters, language)] if line]
-        lines += [f"{u.strip.text} [{u.n}]" for u in picked]
+        lines += [f"{u.strip.text}{refine.introduced(req, u.n, u.strip)} [{u.n}]" for u in picked]
         quoted = {family(req.item(u.n).title or "") for u in picked}
         notes = [n for n in older if family(req.item(n).title or "") in quoted and asked_version(req.q.text) is None]
         labels = refine.LABELS.get(language, refine.LABELS["pt"])

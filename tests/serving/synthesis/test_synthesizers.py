@@ -19,9 +19,11 @@ from serving.answers.types import EvidenceItem
 from serving.answers.wording import not_found
 
 
-def _graded(question: str, items: dict[int, tuple[str, str, str, float]], language: str = "pt"):
-    """Graded evidence over items {n: (title, text, grade, score)}: each sentence of a text a strip."""
-    weights = {t: 1.0 for t in terms(question, language)}
+def _graded(question: str, items: dict[int, tuple[str, str, str, float]], language: str = "pt",
+            idf: dict[str, float] | None = None):
+    """Graded evidence over items {n: (title, text, grade, score)}: each unit of a text a strip; each question
+    term weighs its ``idf`` (1 when not given)."""
+    weights = {t: (idf or {}).get(t, 1.0) for t in terms(question, language)}
     q = Question.of(question, language, weights)
     retrieved = Retrieved("basic")
     grades = {}
@@ -62,8 +64,9 @@ def test_each_part_of_a_question_is_covered_by_its_own_best_unit():
 
 
 def test_evidence_on_the_topic_without_the_asked_fact_is_the_refusal_naming_where_to_look():
-    evidence = _graded("Qual a dose pediátrica de alteplase no protocolo de AVC?", {
-        1: ("Protocolo de AVC", "A alteplase é indicada no AVC isquêmico até 4,5 horas.", AMBIGUOUS, 0.52)})
+    evidence = _graded("Qual a dose pediátrica de alteplase para crianças no protocolo de AVC?", {
+        1: ("Protocolo de AVC", "A alteplase é indicada no AVC isquêmico até 4,5 horas.", AMBIGUOUS, 0.52)},
+        idf={"pediatr": 3.0, "crianc": 3.0, "dos": 2.0, "alteplas": 2.0, "no": 0.1})
     for synthesizer in (synthesis.build("selector"), synthesis.build("rules")):
         draft = synthesizer.draft(evidence)
         assert draft.status == "not_found" and draft.text.startswith(not_found("pt"))
