@@ -7,7 +7,6 @@ split (``benchmarks/synthesis_fit.py``).
 - Redundancy: a unit sharing ``DUPLICATE`` of its words with a kept one is dropped; of several versions of
   one document only the current one (or the one the question names) answers, the others are named; a passage
   restating another document gives way to that document's own (``refine.primaries``).
-- A unit ending in a colon is quoted with what it introduces (``refine.introduced``).
 - Parts: a question split into parts (``agentic.parts.split``) gets, for each part, the unit covering most of
   that part's weighted terms; then units within ``SHARE`` of the best, up to ``LIMIT``.
 - Near misses are checked before it (``synthesis.guard``).
@@ -82,7 +81,7 @@ class Selector:
         order = {n: i for i, n in enumerate(main)}
         picked.sort(key=lambda u: (order[u.n], u.strip.position))
         lines = [line for line in [prompt.describe_filters(evidence.filters, language)] if line]
-        lines += [f"{u.strip.text}{refine.introduced(req, u.n, u.strip)} [{u.n}]" for u in picked]
+        lines += [f"{u.strip.text} [{u.n}]" for u in picked]
         quoted = {family(req.item(u.n).title or "") for u in picked}
         notes = [n for n in older if family(req.item(n).title or "") in quoted and asked_version(req.q.text) is None]
         labels = refine.LABELS.get(language, refine.LABELS["pt"])
