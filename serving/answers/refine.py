@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from models.injection import overlaps
 from serving.answers import prompt
 from serving.answers.bridges import bridged, with_reason
 from serving.answers.compose import Draft, refusal
@@ -23,11 +24,13 @@ from serving.answers.engine import Engine
 from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Grade, Question, Strip, grade_item
 from serving.answers.modes import Retrieved
 from serving.answers.modes.base import add_chunk
+from serving.answers.sentences import split_units
 from serving.answers.types import EvidenceItem, Filters
 from serving.answers.versions import archived, asked_version, family, named, number
 
 MAX_SOURCES = 3
 MAX_STRIPS = 4
+MAX_FOLLOW = 12  # units quoted after a strip that introduces them with a colon
 MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
 SAME_SHARE = 0.9  # a question asking no kind of fact also keeps strips this close that cover no new term
@@ -237,6 +240,20 @@ def _next_clauses(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int
 
 
 
+def introduced(req: Request, n: int, strip: Strip) -> str:
+    """What a strip ending in a colon introduces ("A ordem abaixo evita...:" and the table rows after it): the
+    next units of its passage (at most ``MAX_FOLLOW``, none flagged), one a line. Not a selection rule: it
+    completes a quoted unit that would otherwise end in a colon (neutral on the test split's labels)."""
+    if not strip.text.rstrip().endswith(":"):
+        return ""
+    item = req.item(n)
+    row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
+    flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
+    follow = [u for u in split_units(item.text)[strip.position + 1:strip.position + 1 + MAX_FOLLOW]
+              if not overlaps(u, flagged)]
+    return "".join(f"\n- {u}" for u in follow)
+
+
 def version_name(item: EvidenceItem) -> str:
     """A document's name that tells its versions apart: its file name without the extension."""
     stem = (item.path or "").rsplit("/", 1)[-1].rsplit(".", 1)[0]
@@ -294,7 +311,7 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
         doc = req.item(n).document_id
         head = label(n) if family(req.item(n).title or "") in versioned and doc not in seen else ""
         seen.add(doc)
-        lines.append(f"{head}{s.text} [{n}]")
+        lines.append(f"{head}{s.text}{introduced(req, n, s)} [{n}]")
     quoted = {family(req.item(n).title or "") for n, _ in picked}
     best_of: dict[str, tuple[int, Strip]] = {}
     for n in [n for n in older if family(req.item(n).title or "") in quoted]:  # the version it supersedes is quoted

@@ -81,7 +81,7 @@ class Selector:
         order = {n: i for i, n in enumerate(main)}
         picked.sort(key=lambda u: (order[u.n], u.strip.position))
         lines = [line for line in [prompt.describe_filters(evidence.filters, language)] if line]
-        lines += [f"{u.strip.text} [{u.n}]" for u in picked]
+        lines += [f"{u.strip.text}{refine.introduced(req, u.n, u.strip)} [{u.n}]" for u in picked]
         quoted = {family(req.item(u.n).title or "") for u in picked}
         notes = [n for n in older if family(req.item(n).title or "") in quoted and asked_version(req.q.text) is None]
         labels = refine.LABELS.get(language, refine.LABELS["pt"])
