@@ -89,7 +89,7 @@ def configurations(what: str):
         yield "selector-unguarded", Chain((ModeAnswer(sel), sel))
         yield "selector-no-mode-answers", Guarded(sel)
     elif what == "fit-selector":
-        for share, limit, weight, novel in itertools.product((0.6, 0.75, 0.9), (1, 2, 3, 4), (0.0, 0.5, 1.0),
+        for share, limit, weight, novel in itertools.product((0.6, 0.75, 0.9), (1, 2, 3), (0.0, 0.5, 1.0),
                                                              (True, False)):
             sel = Selector(share, limit, weight, novel)
             yield f"sel s={share} l={limit} w={weight} n={int(novel)}", Guarded(Chain((ModeAnswer(sel), sel)))
