@@ -1,8 +1,10 @@
 """The erasure record: receipts, queued requests and the blocklist, under ``$LAKERAG_HOME/erasures/``.
 
     receipts.jsonl        one line per erasure or gc: what was removed from where, counts, when, who asked.
-                          Append-only, and it holds no erased content: the subject is a salted sha256 of its
-                          folded form, documents are counted, never named.
+                          Append-only, and it holds no erased content: the subject is a keyed hash (HMAC-SHA256
+                          with this installation's secret) of its folded form, documents are counted, never named.
+    secret.key            that secret: 32 random bytes made at first use, readable by the owner only, never in
+                          the repository; without it a receipt cannot be matched against guessed names or CPFs.
     requests/<id>.json    erasures asked for through the API, waiting for the index side (``lakerag erase
                           --pending`` or the maintenance DAG), which deletes each once it is done.
     blocked.json          salted sha256 of the content hashes that were erased ("erased": never ingested
@@ -12,6 +14,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -23,13 +26,34 @@ from lakehouse.paths import LakePaths
 from lakehouse.purge import normal
 from lakehouse.storage import read_json, write_json
 
-RECEIPTS, REQUESTS, BLOCKED = "receipts.jsonl", "requests", "blocked.json"
+RECEIPTS, REQUESTS, BLOCKED, SECRET = "receipts.jsonl", "requests", "blocked.json", "secret.key"
 Kind = Literal["erased", "redacted"]
 
 
 def digest(value: str, salt: str = "lakerag-erasure") -> str:
     """What the record keeps instead of an erased value: sha256 of the salt and the folded value."""
     return hashlib.sha256(f"{salt}\x1f{normal(value)}".encode()).hexdigest()
+
+
+def _secret(paths: LakePaths) -> bytes:
+    """This installation's receipt key, created on first use (exclusively: two first users agree on one)."""
+    path = paths.erasures / SECRET
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes()
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(secrets.token_bytes(32))
+        handle.flush()
+        os.fsync(handle.fileno())
+    return path.read_bytes()
+
+
+def receipt_digest(paths: LakePaths, value: str) -> str:
+    """What a receipt keeps instead of an erased subject or document id: HMAC-SHA256 of the folded value under
+    the installation's secret, so a list of candidate names or all CPFs cannot be checked against it."""
+    return hmac.new(_secret(paths), normal(value).encode(), hashlib.sha256).hexdigest()
 
 
 def append_receipt(paths: LakePaths, receipt: dict) -> dict:

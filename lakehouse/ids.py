@@ -5,16 +5,24 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 _READ_BLOCK = 1 << 20
 
 
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file's bytes, streamed."""
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        while block := handle.read(_READ_BLOCK):
-            digest.update(block)
+        return sha256_handle(handle)
+
+
+def sha256_handle(handle: BinaryIO) -> str:
+    """Hex sha256 of everything an open binary file holds, read from its start (the descriptor the caller
+    checked, so the bytes hashed are the bytes of that file even if its path is swapped meanwhile)."""
+    handle.seek(0)
+    digest = hashlib.sha256()
+    while block := handle.read(_READ_BLOCK):
+        digest.update(block)
     return digest.hexdigest()
 
 

@@ -12,6 +12,9 @@ ACCESS_GROUPS = "access_groups"
 DOC_TYPE = "doc_type"
 STATUS = "status"
 RUN_ID = "run_id"
+# documents, plan: which file a version's hash was read from (discovery.file_identity); a stored hash is reused
+# only for that very file, never for another file of the same size and mtime put in its place
+FILE_IDENTITY = "file_identity"
 INJECTION = "injection"  # chunks: sentences flagged as instructions to an assistant (models.injection)
 
 PUBLIC = "public"  # the access group every caller has, with or without a key
@@ -34,6 +37,7 @@ DOCUMENTS = pa.schema(
         pa.field("detected_type", pa.string()),
         pa.field(DOC_TYPE, pa.string(), nullable=False),
         pa.field(ACCESS_GROUPS, _groups, nullable=False),
+        pa.field(FILE_IDENTITY, pa.string()),
         pa.field(STATUS, pa.string(), nullable=False),
         pa.field("status_reason", pa.string()),
         pa.field("first_seen_run", pa.string(), nullable=False),
@@ -54,6 +58,7 @@ PLAN = pa.schema(
         pa.field("detected_type", pa.string()),
         pa.field(DOC_TYPE, pa.string(), nullable=False),
         pa.field(ACCESS_GROUPS, _groups, nullable=False),
+        pa.field(FILE_IDENTITY, pa.string()),
         pa.field("action", pa.string(), nullable=False),
         pa.field("reason", pa.string()),
         pa.field("batch", pa.int32(), nullable=False),

@@ -116,6 +116,7 @@ def publish(paths: LakePaths, snapshot_id: str, keep: int = 5) -> None:
 
 
 def prune(paths: LakePaths, keep: int) -> list[str]:
+    finish_drops(paths)
     current = current_id(paths)
     ids = [m["id"] for m in list_snapshots(paths)]
     doomed = [i for i in ids[:-keep] if i != current] if keep > 0 else []
@@ -160,7 +161,19 @@ def drop(paths: LakePaths, snapshot_id: str) -> bool:
     folder = _root(paths) / snapshot_id
     if not folder.exists():
         return False
-    aside = _root(paths) / f".{snapshot_id}.drop"
-    os.replace(folder, aside)  # gone from the list at once, even if the removal below is interrupted
-    shutil.rmtree(aside, ignore_errors=True)
+    os.replace(folder, _root(paths) / f".{snapshot_id}{_DROPPING}")  # gone from the list at once
+    finish_drops(paths)
     return True
+
+
+_DROPPING = ".drop"
+
+
+def finish_drops(paths: LakePaths) -> int:
+    """Remove the folders of drops that a crash interrupted (renamed aside, not yet deleted): every publish,
+    prune, drop, gc and erasure finishes what an earlier one began. Returns how many were left."""
+    root = _root(paths)
+    left = sorted(root.glob(f".snap_*{_DROPPING}")) if root.exists() else []
+    for folder in left:
+        shutil.rmtree(folder)
+    return len(left)

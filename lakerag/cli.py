@@ -113,7 +113,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         from serving.evaluation.report import run_answer_eval
 
         print_answer_eval(run_answer_eval(_settings(args), args.dataset, args.work, PipelineIndexer(), modes,
-                                          args.limit, args.json, args.llm_judge, args.split))
+                                          args.limit, args.json, args.llm_judge, args.split, args.variants))
         return 0
     result = run_eval(_settings(args), args.dataset, args.work, PipelineIndexer(), args.enrichment, args.limit,
                       args.json, modes, args.pages)
@@ -269,6 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--split", choices=["dev", "test", "all"], default="all",
                           help="with --answers: ask only this split's questions (test: the frozen held-out third; "
                           "default all)")
+    evaluate.add_argument("--variants", action="store_true",
+                          help="with --answers: also ask the dataset's variants.jsonl (reworded and English "
+                          "questions) and compare them with their originals, per style and per language")
     evaluate.add_argument("--dialogues", action="store_true",
                           help="label the second turns of the dataset's dialogues.jsonl: rewritten, as asked, and "
                           "asked self-contained (first mode of --modes, default auto)")

@@ -952,9 +952,7 @@ def build_questions(documents: Path, src: Path) -> list[dict[str, Any]]:
             raise SystemExit(f"{qid}: an answerable question needs relevant paths and a non-refusal kind")
         split = item.get("split")
         if split not in QUESTION_SPLITS:
-            raise SystemExit(
-                f"{qid}: split must be one of {sorted(QUESTION_SPLITS)} (a frozen assignment), not {split!r}"
-            )
+            raise SystemExit(f"{qid}: split must be one of {sorted(QUESTION_SPLITS)} (frozen), not {split!r}")
         near_miss = item.get("near_miss", False)
         if near_miss not in (True, False) or (near_miss and answerable):
             raise SystemExit(f"{qid}: near_miss is true only on an unanswerable question, not {near_miss!r}")

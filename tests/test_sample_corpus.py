@@ -6,8 +6,10 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
+import unicodedata
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
@@ -31,7 +33,7 @@ FIELDS = (
     "answerable",
     "kind",
 )
-# the answer judge's gold facts, multi-hop reading lists, the frozen split, unanswerable near misses
+# the answer judge's gold facts, multi-hop reading lists, the frozen dev/test split, unanswerable near misses
 OPTIONAL = {"facts", "must_read", "max_steps", "as_of", "split", "near_miss"}
 VARIANT_STYLES = {"colloquial", "no_accents", "typo", "keywords", "rambling", "english"}
 KINDS = {"fact", "code_lookup", "multi_hop", "governance", "global", "refusal", "injection"}
@@ -177,8 +179,20 @@ def test_questions_have_all_fields(questions):
 
 
 def test_share_of_unanswerable_questions(questions):
-    share = sum(not q["answerable"] for q in questions) / len(questions)
+    plain = [q for q in questions if not q.get("near_miss")]  # near misses are counted on their own below
+    share = sum(not q["answerable"] for q in plain) / len(plain)
     assert 0.10 <= share <= 0.20
+
+
+def test_near_misses_are_unanswerable_refusals_a_third_of_them_in_test(questions):
+    near = [q for q in questions if "near_miss" in q]
+    assert len(near) >= 18
+    for q in near:
+        assert q["near_miss"] is True and not q["answerable"] and q["kind"] == "refusal", q["id"]
+        assert not q["relevant_paths"] and q["expected_answer"].startswith(("Não encontrado", "Not found")), q["id"]
+    assert abs(sum(q["split"] == "test" for q in near) - len(near) / 3) <= 1
+    ids = [q["id"] for q in questions]
+    assert ids[-len(near):] == [q["id"] for q in near], "near misses are appended after the original questions"
 
 
 def test_relevant_paths_exist_and_ids_match(questions):
@@ -278,9 +292,16 @@ def test_variants_keep_their_originals_facts_groups_and_split(questions, variant
         }, v["id"]
 
 
+def _folded_words(text: str) -> list[str]:
+    plain = unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
+    return re.findall(r"[a-z0-9]+", plain)
+
+
 def test_variants_reword_rather_than_copy(variants, questions):
     by_id = {q["id"]: q["question"] for q in questions}
     for v in variants:
+        if v["style"] != "typo":  # a typo variant may keep the wording; every other one changes a word at least
+            assert _folded_words(v["question"]) != _folded_words(by_id[v["original"]]), v["id"]
         if v["style"] == "no_accents":
             assert v["question"] == v["question"].lower(), v["id"]
             assert all(ord(c) < 128 for c in v["question"]), v["id"]
@@ -326,7 +347,9 @@ def test_every_question_has_two_rewordings_and_many_have_an_english_rendering(qu
     styles: dict[str, set[str]] = {q["id"]: set() for q in questions}
     for v in variants:
         styles[v["original"]].add(v["style"])
-    assert [qid for qid, found in styles.items() if len(found - {"english"}) < 2] == []
+    near = {q["id"] for q in questions if q.get("near_miss")}
+    assert [qid for qid, found in styles.items() if len(found - {"english"}) < 2 and qid not in near] == []
+    assert sum(bool(styles[qid]) for qid in near) >= len(near) / 2
     english_openers = {"what", "which", "how", "who", "when", "within", "can", "under", "according"}
     portuguese = {q["id"]: q["kind"] for q in questions if q["question"].split()[0].lower() not in english_openers}
     english = {v["original"] for v in variants if v["style"] == "english" and v["original"] in portuguese}

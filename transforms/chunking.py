@@ -229,7 +229,7 @@ def _overlap_start(text: str, starts: list[int], s: int, e: int, overlap: int) -
     near = starts[bisect.bisect_left(starts, lo) : bisect.bisect_right(starts, hi)]
     if near:
         return min(near, key=lambda b: abs(b - target))
-    m = _WORD_START.search(text, target - 1)
+    m = _WORD_START.search(text, target - 1, e)  # bounded: a text without spaces stays linear
     return m.start() + 1 if m and m.start() + 1 < e else e
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from lakehouse.errors import DocumentError
 
@@ -48,13 +49,14 @@ def _bomb(archive: zipfile.ZipFile, limits: ContainerLimits) -> str | None:
     return None
 
 
-def _sniff(path: Path, head: bytes, limits: ContainerLimits) -> str | None:
+def _sniff(handle: BinaryIO, head: bytes, limits: ContainerLimits) -> str | None:
     """The type the bytes say, or None when they look like no known binary format."""
     if head.startswith(b"%PDF-"):
         return "pdf"
     if head.startswith(b"PK\x03\x04"):
+        handle.seek(0)
         try:
-            with zipfile.ZipFile(path) as archive:
+            with zipfile.ZipFile(handle) as archive:  # reads the open file; does not close it
                 names = set(archive.namelist())
                 if problem := _bomb(archive, limits):
                     raise DocumentError(f"decompression bomb: {problem}", stage="discover")
@@ -93,14 +95,21 @@ def _binary(head: bytes) -> bool:
     return controls > len(head) // 10
 
 
-def detect_type(path: Path, size: int, limits: ContainerLimits | None = None) -> str:
-    """Return pdf, docx, html, markdown or text; raise DocumentError for files we must quarantine."""
+def detect_type(path: Path, size: int, limits: ContainerLimits | None = None, handle: BinaryIO | None = None
+                ) -> str:
+    """Return pdf, docx, html, markdown or text; raise DocumentError for files we must quarantine.
+
+    ``path`` gives the extension; the bytes are read from ``handle`` when given (discovery's descriptor, opened
+    without following links), else from ``path``."""
     if size == 0:
         raise DocumentError("zero-byte file", stage="discover")
+    if handle is None:
+        with path.open("rb") as opened:
+            return detect_type(path, size, limits, opened)
     ext = path.suffix.lower()
-    with path.open("rb") as handle:
-        head = handle.read(_SNIFF_BYTES)
-    sniffed = _sniff(path, head, limits or ContainerLimits())
+    handle.seek(0)
+    head = handle.read(_SNIFF_BYTES)
+    sniffed = _sniff(handle, head, limits or ContainerLimits())
     expected = EXTENSIONS.get(ext)
     if sniffed in _ZIP_PROBLEMS and expected == "docx":
         raise DocumentError(_ZIP_PROBLEMS[sniffed].format(ext=ext or "ZIP"), stage="discover")

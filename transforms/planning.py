@@ -109,6 +109,7 @@ def plan_changes(
             "detected_type": entry.detected_type,
             s.DOC_TYPE: config.doc_type_for(entry.relpath),
             s.ACCESS_GROUPS: groups,
+            s.FILE_IDENTITY: entry.file_identity,
             "action": action,
             "reason": reason,
             "batch": NO_BATCH if action == "quarantined" else batch_of.get(entry.content_hash or "", NO_BATCH),

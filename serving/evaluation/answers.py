@@ -15,7 +15,6 @@ from pathlib import Path
 import msgspec
 
 from lakehouse import paths as lp
-from lakehouse.errors import ConfigError
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from serving.answers import AnswerError, AnswerService, Caller, QueryRequest, SnapshotHolder
@@ -24,11 +23,12 @@ from serving.answers.types import Answer
 from serving.evaluation.indexer import Indexer
 from serving.evaluation.judge import Verdict, gold_of, judge
 from serving.evaluation.labels import Judged, mode_summary
+from serving.evaluation.splits import select_split
+from serving.evaluation.variants import OWN, VARIANTS, as_asked, compare, evaluate_variants, read_variants
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODE = "auto"  # what the API answers with when a caller names no mode
-SPLITS = ("dev", "test", "all")  # dev: rules, weights and thresholds are fitted on it; test: frozen, only measured
 LLMJudge = Callable[[dict, Answer], str | None]
 
 
@@ -39,20 +39,6 @@ def read_questions(path: Path) -> list[dict]:
         if not row.get("question"):
             raise ValueError(f"{path}:{n}: a question needs a non-empty 'question'")
     return rows
-
-
-def select_split(questions: list[dict], split: str, source: Path | str = "questions") -> list[dict]:
-    """The questions of one split (``all``: every question); a question without a ``split`` field cannot be
-    placed, so asking for ``dev`` or ``test`` over it is an error that names it."""
-    if split not in SPLITS:
-        raise ConfigError(f"--split {split!r}: one of {', '.join(SPLITS)}")
-    if split == "all":
-        return questions
-    unplaced = [str(q.get("id", n)) for n, q in enumerate(questions, start=1) if q.get("split") not in SPLITS[:2]]
-    if unplaced:
-        raise ConfigError(f"{source}: --split {split} needs a 'split' (dev or test) on every question; missing on "
-                         f"{', '.join(unplaced[:5])}" + (f" and {len(unplaced) - 5} more" if len(unplaced) > 5 else ""))
-    return [q for q in questions if q["split"] == split]
 
 
 def open_service(settings: Settings) -> AnswerService:
@@ -105,18 +91,24 @@ def rejudge(result: dict, questions: list[dict]) -> dict:
     by_id = {str(q.get("id")): q for q in questions}
     out = {**result, "modes": {}}
     for mode, summary in result["modes"].items():
-        judged = []
-        for saved in summary["answers"]:
-            row = by_id[saved["id"]]
-            saved = {"top5": None, **saved}
-            old = Judged(**saved)
-            if old.status == "error":
-                judged.append(old)
-                continue
-            verdict = judge(gold_of(row), old.answer, old.status, old.cited or [])
-            judged.append(Judged(**{**saved, "label": verdict.label, "reason": verdict.reason}))
-        out["modes"][mode] = mode_summary(judged)
+        out["modes"][mode] = mode_summary([_relabel(saved, by_id[saved["id"]]) for saved in summary["answers"]])
+    if "variants" in result:
+        out["variants"] = {**result["variants"], "modes": {}}
+        for mode, m in result["variants"]["modes"].items():
+            rows = as_asked(m["answers"], questions)
+            judged = [_relabel({k: v for k, v in saved.items() if k not in OWN[1:]}, row)
+                      for saved, row in zip(m["answers"], rows, strict=True)]
+            out["variants"]["modes"][mode] = compare(judged, rows, out["modes"][mode]["answers"])
     return out
+
+
+def _relabel(saved: dict, row: dict) -> Judged:
+    saved = {"top5": None, **saved}
+    old = Judged(**saved)
+    if old.status == "error":
+        return old
+    verdict = judge(gold_of(row), old.answer, old.status, old.cited or [])
+    return Judged(**{**saved, "label": verdict.label, "reason": verdict.reason})
 
 
 def evaluate_answers(service: AnswerService, questions: list[dict], modes: list[str],
@@ -134,17 +126,22 @@ def evaluate_answers(service: AnswerService, questions: list[dict], modes: list[
 
 def evaluate_sample(dataset: Path, settings: Settings, work: Path, indexer: Indexer, modes: list[str],
                     limit: int | None = None, as_of: date | None = None, llm: LLMJudge | None = None,
-                    split: str = "all") -> dict:
+                    split: str = "all", variants: bool = False) -> dict:
     """Index ``dataset/documents`` into ``work/sample`` (incremental: a rerun reuses it), then ask the questions
-    of ``split`` (the first ``limit`` of them)."""
+    of ``split`` (the first ``limit`` of them), and with ``variants`` their rewordings in ``variants.jsonl``."""
     every = read_questions(dataset / "questions.jsonl")
     questions = select_split(every, split, dataset / "questions.jsonl")[:limit or None]
+    reworded = read_variants(dataset / VARIANTS) if variants else []  # a missing file fails before indexing
     vsettings = settings.replace(home=work / "sample", source=dataset / "documents")
     indexer.index_source(vsettings)
     service = open_service(vsettings)
-    result = evaluate_answers(service, questions, modes, as_of or sample_as_of(every), llm)
+    as_of = as_of or sample_as_of(every)
+    result = evaluate_answers(service, questions, modes, as_of, llm)
     result.update(dataset=dataset.name, split=split, questions=len(questions),
                   snapshot_id=service.holder.require().snapshot_id)
+    if variants:
+        result["variants"] = evaluate_variants(
+            lambda row, mode: label_one(row, ask(service, row, mode, as_of), llm), reworded, result, questions)
     return result
 
 

@@ -3,8 +3,8 @@
 A fact is ``(kind, value)``: ``money`` (an amount, currency folded in: "R$ 104.000,00", "104 mil reais" ->
 ``("money", "brl:104000")``), ``percent``, ``qty:<unit>`` (a number with a unit: "24 horas", "24h" ->
 ``("qty:h", "24")``), ``date`` (ISO: "03/03/2025", "3 de março de 2025", "2025-03-03"), ``code``
-("CT-2024-0187", "POP-ENF-014") and ``text`` (a name or phrase given as a gold fact, matched after folding accents,
-case and punctuation). Numbers read both Portuguese and English formats ("1.234,50", "1,234.50").
+("CT-2024-0187", "POP-ENF-014"). Numbers read both Portuguese and English formats ("1.234,50", "1,234.50").
+Names and phrases are matched as words (``tokens``), by ``serving.evaluation.keyfacts``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["Fact", "extract", "fold", "parse_gold", "present", "typed"]
+__all__ = ["VALUE_WORDS", "Fact", "extract", "fold", "tokens"]
 
 
 @dataclass(frozen=True)
@@ -143,18 +143,11 @@ def extract(text: str) -> set[Fact]:
     return facts
 
 
-def parse_gold(fact: str) -> set[Fact]:
-    """A gold fact as written in a question file: its typed facts, or one ``text`` fact (a name, a phrase)."""
-    typed_facts = extract(fact)
-    return typed_facts or {Fact("text", fold(fact).strip(" .,:;"))}
+def tokens(text: str) -> list[str]:
+    """The folded words and numbers of ``text``, in order, citation markers ("[1]") left out."""
+    return re.findall(r"[^\W_]+", fold(re.sub(r"\[\d+\]", " ", text)))
 
 
-def typed(facts: set[Fact]) -> set[Fact]:
-    return {f for f in facts if f.kind != "text"}
+VALUE_WORDS = frozenset(UNITS) | frozenset(SCALES) | frozenset(c for c in CURRENCIES if c.isalpha()) | \
+    frozenset(MONTHS) | {"por", "cento", "percent", "de", "a", "e", "us"}
 
-
-def present(fact: Fact, answer_facts: set[Fact], folded_answer: str) -> bool:
-    """Is ``fact`` stated in the answer (its typed facts, or its folded text for names and phrases)?"""
-    if fact.kind == "text":
-        return re.search(rf"(?<!\w){re.escape(fact.value)}(?!\w)", folded_answer) is not None
-    return fact in answer_facts

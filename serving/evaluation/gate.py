@@ -27,6 +27,7 @@ class GateResult:
     candidate_id: str
     current_id: str | None
     rows: list[MetricComparison] = field(default_factory=list)
+    split: str | None = None  # the question split the metrics are measured on (test, or all for an unsplit set)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -34,8 +35,9 @@ class GateResult:
     def report(self) -> str:
         """A readable comparison table, one line per metric."""
         verdict = "passed" if self.passed else "REFUSED"
+        split = f"{self.split} split, " if self.split else ""
         lines = [f"publish gate {verdict}: candidate {self.candidate_id} vs published "
-                 f"{self.current_id or '-'} (tolerance {self.tolerance:g})",
+                 f"{self.current_id or '-'} ({split}tolerance {self.tolerance:g})",
                  f"  {'metric':<10} {'published':>10} {'candidate':>10} {'delta':>8}"]
         for row in self.rows:
             current = "-" if row.current is None else f"{row.current:.4f}"
@@ -55,7 +57,7 @@ class GateRefused(LakeragError):
 
 def compare(candidate: dict[str, float], current: dict[str, float] | None, tolerance: float,
             candidate_id: str, current_id: str | None,
-            metrics: tuple[str, ...] = GATED_METRICS) -> GateResult:
+            metrics: tuple[str, ...] = GATED_METRICS, split: str | None = None) -> GateResult:
     """Compare the candidate's metrics with the published snapshot's (None: nothing published yet, passes)."""
     if tolerance < 0:
         raise ValueError(f"publish tolerance must be >= 0, got {tolerance}")
@@ -68,4 +70,4 @@ def compare(candidate: dict[str, float], current: dict[str, float] | None, toler
         rows.append(MetricComparison(metric, before, candidate[metric], delta,
                                      worse=delta is not None and delta < -tolerance - 1e-9))
     return GateResult(passed=not any(r.worse for r in rows), tolerance=tolerance, candidate_id=candidate_id,
-                      current_id=current_id, rows=rows)
+                      current_id=current_id, rows=rows, split=split)

@@ -1,5 +1,8 @@
 """Evaluate a candidate snapshot on the labelled question set and publish it only through the gate.
 
+The fusion weight and the refusal threshold are fitted on the set's ``dev`` split; the gate measures the frozen
+``test`` split (a set without splits is used whole for both, and the manifest says ``all``).
+
 The published snapshot keeps serving whatever happens here: a refused candidate stays on disk (its manifest
 says why), and ``lakerag snapshots rollback ID`` can still publish it by hand."""
 
@@ -24,6 +27,7 @@ from lakehouse.snapshots import (
     snapshot_tables,
 )
 from serving.evaluation.gate import GateRefused, compare
+from serving.evaluation.splits import FIT, MEASURE, split_or_all
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +47,8 @@ def _ranked_documents(hits) -> list[str]:
 
 def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | None = None) -> dict:
     """Document-level hit@5, hit@10 and MRR@10 of the snapshot's retriever on the answerable questions, each
-    asked with its own groups (permissions apply). Queries use the snapshot's own embedding model."""
+    asked with its own groups (permissions apply), of the set's test split. Queries use the snapshot's own
+    embedding model."""
     from serving.answers.engine import calibrated
     from serving.evaluation.metrics import mrr_at
     from serving.search.index import SearchIndex
@@ -51,7 +56,8 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
 
     questions = questions or questions_path(settings)
     raw = questions.read_bytes()
-    rows = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
+    rows, split = split_or_all([json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()],
+                               MEASURE, questions)
     manifest = read_manifest(LakePaths(settings.home), snapshot_id)
     model = manifest.get("models", {}).get("embedding")
     st = settings.replace(embedding_model=model or settings.index.embedding_model)
@@ -70,9 +76,9 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
         by_kind[row.get("kind", "-")].append(hit5)
     answerable = len(scores["hit@5"])
     if not answerable:
-        raise SnapshotError(f"{questions}: no answerable questions to evaluate with")
+        raise SnapshotError(f"{questions}: no answerable questions in its {split} split to evaluate with")
     return {
-        "questions": str(questions), "questions_sha256": hashlib.sha256(raw).hexdigest(),
+        "questions": str(questions), "questions_sha256": hashlib.sha256(raw).hexdigest(), "split": split,
         "answerable": answerable,
         "embedding_model": st.index.embedding_model, "config": f"{config.method}/{config.fusion}",
         "dense_weight": config.dense_weight,
@@ -82,8 +88,9 @@ def evaluate_snapshot(settings: Settings, snapshot_id: str, questions: Path | No
 
 
 def calibrate_snapshot(settings: Settings, snapshot_id: str, questions: Path) -> dict | None:
-    """Fit the fusion weight and the refusal threshold of ``snapshot_id`` on ``questions`` and record them in its
-    manifest (``calibration``), unless already fitted on the same questions or ``LAKERAG_CALIBRATE`` is off."""
+    """Fit the fusion weight and the refusal threshold of ``snapshot_id`` on the dev split of ``questions`` and
+    record them in its manifest (``calibration``), unless already fitted on the same questions or
+    ``LAKERAG_CALIBRATE`` is off."""
     from serving.answers.engine import load_engine
     from serving.evaluation.calibrate import calibrate
 
@@ -92,21 +99,23 @@ def calibrate_snapshot(settings: Settings, snapshot_id: str, questions: Path) ->
         return None
     digest = hashlib.sha256(questions.read_bytes()).hexdigest()
     stored = read_manifest(paths, snapshot_id).get("calibration")
-    if stored and stored.get("questions_sha256") == digest:
+    if stored and stored.get("questions_sha256") == digest and "split" in stored:
         return stored
-    rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows, split = split_or_all([json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines()
+                                if line.strip()], FIT, questions)
     fitted = {**calibrate(settings, load_engine(settings, snapshot_id), rows), "questions": str(questions),
-              "questions_sha256": digest}
+              "questions_sha256": digest, "split": split}
     annotate(paths, snapshot_id, {"calibration": fitted})
     return fitted
 
 
 def _evaluation(settings: Settings, snapshot_id: str, questions: Path) -> dict:
-    """The snapshot's stored evaluation if made on the same question set, else a fresh one (then stored)."""
+    """The snapshot's stored evaluation if made on the same question set (and split), else a fresh one (then
+    stored)."""
     paths = LakePaths(settings.home)
     stored = read_manifest(paths, snapshot_id).get("evaluation")
     digest = hashlib.sha256(questions.read_bytes()).hexdigest()
-    if stored and stored.get("questions_sha256") == digest:
+    if stored and stored.get("questions_sha256") == digest and "split" in stored:
         return stored
     evaluation = evaluate_snapshot(settings, snapshot_id, questions)
     annotate(paths, snapshot_id, {"evaluation": evaluation})
@@ -119,7 +128,8 @@ def evaluate_candidate(settings: Settings, snapshot_id: str) -> dict:
     questions = questions_path(settings)
     current = current_id(paths)
     calibrate_snapshot(settings, snapshot_id, questions)
-    return {"candidate": {"id": snapshot_id, **_evaluation(settings, snapshot_id, questions)["metrics"]},
+    candidate = _evaluation(settings, snapshot_id, questions)
+    return {"split": candidate["split"], "candidate": {"id": snapshot_id, **candidate["metrics"]},
             "published": None if current is None else
             {"id": current, **_evaluation(settings, current, questions)["metrics"]}}
 
@@ -149,7 +159,7 @@ def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | N
     calibrate_snapshot(settings, snapshot_id, questions)  # before the evaluation, which serves with its values
     candidate = _evaluation(settings, snapshot_id, questions)
     published = _evaluation(settings, current, questions)["metrics"] if current else None
-    result = compare(candidate["metrics"], published, tolerance, snapshot_id, current)
+    result = compare(candidate["metrics"], published, tolerance, snapshot_id, current, split=candidate["split"])
     annotate(paths, snapshot_id, {"gate": result.as_dict()})
     log.info("%s", result.report())
     if not result.passed:

@@ -68,10 +68,10 @@ def _save(result: dict, settings: Settings, json_path: Path | None) -> dict:
 
 def run_answer_eval(settings: Settings, dataset: Path, work: Path | None, indexer: Indexer,
                     modes: list[str] | None = None, limit: int | None = None, json_path: Path | None = None,
-                    llm_judge: bool = False, split: str = "all") -> dict:
+                    llm_judge: bool = False, split: str = "all", variants: bool = False) -> dict:
     """``lakerag eval --answers``: label every answer of the sample-style set (questions.jsonl + documents/;
-    only ``split``'s questions: dev, test or all), or measure gold answers contained on a BEIR set with
-    answers.jsonl; saved with its context."""
+    only ``split``'s questions: dev, test or all; with ``variants`` their rewordings too), or measure gold
+    answers contained on a BEIR set with answers.jsonl; saved with its context."""
     from serving.evaluation.answer_sets import evaluate_answer_set
     from serving.evaluation.answers import DEFAULT_MODE, evaluate_sample
     from serving.evaluation.llm_judge import LLMJudge
@@ -82,10 +82,10 @@ def run_answer_eval(settings: Settings, dataset: Path, work: Path | None, indexe
         if llm_judge and judge is None:
             raise ConfigError("--llm-judge needs LAKERAG_LLM_BASE_URL and LAKERAG_LLM_MODEL")
         result = evaluate_sample(dataset, settings, work, indexer, modes or [DEFAULT_MODE], limit, llm=judge,
-                                 split=split)
+                                 split=split, variants=variants)
     elif (dataset / "corpus.jsonl").exists() and (dataset / "answers.jsonl").exists():
-        if split != "all":
-            raise ConfigError(f"--split {split}: {dataset} is a BEIR set with no dev/test split of its questions")
+        if split != "all" or variants:
+            raise ConfigError(f"--split/--variants: {dataset} is a BEIR set, without a dev/test split or variants")
         result = evaluate_answer_set(dataset, settings, work, indexer, modes or ["basic", "hybrid"], limit)
     else:
         raise ConfigError(f"--dataset {dataset}: --answers needs questions.jsonl and documents/, or a BEIR folder "

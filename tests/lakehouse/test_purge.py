@@ -8,7 +8,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakehouse.erasures import Blocklist, append_receipt, digest, receipts
+from lakehouse.erasures import Blocklist, append_receipt, receipt_digest, receipts
 from lakehouse.paths import LakePaths
 from lakehouse.purge import ERASED, Matcher, drop_rows, redact_json, redact_rows, retain_keys
 from lakehouse.sweep import sweep
@@ -52,10 +52,25 @@ def test_sweep_drops_cache_rows_and_redacts_records(tmp_path):
 
 def test_receipts_append_and_the_blocklist_keeps_digests_only(tmp_path):
     paths = LakePaths(tmp_path)
-    append_receipt(paths, {"action": "erase", "subject_sha256": digest("Thiago Martins Araújo")})
+    append_receipt(paths, {"action": "erase", "subject_sha256": receipt_digest(paths, "Thiago Martins Araújo")})
     append_receipt(paths, {"action": "gc"})
     assert [r["action"] for r in receipts(paths)] == ["erase", "gc"]
-    assert receipts(paths)[0]["subject_sha256"] == digest("thiago  martins araujo")
+    assert receipts(paths)[0]["subject_sha256"] == receipt_digest(paths, "thiago  martins araujo")
     Blocklist(paths).add({"ab" * 32: "erased"})
     assert Blocklist(paths).kind("ab" * 32) == "erased" and Blocklist(paths).kind("cd" * 32) is None
     assert "ab" * 32 not in (tmp_path / "erasures" / "blocked.json").read_text()
+
+
+def test_receipt_digests_are_keyed_per_installation(tmp_path):
+    """A receipt cannot be confirmed by hashing guessed names or every CPF: the key is this home's own secret,
+    made at first use, owner-readable only, and another installation's digest of the same name differs."""
+    import hashlib
+    import stat
+
+    one, other = LakePaths(tmp_path / "one"), LakePaths(tmp_path / "other")
+    mine = receipt_digest(one, "123.456.789-09")
+    assert mine == receipt_digest(one, "123.456.789-09") != receipt_digest(other, "123.456.789-09")
+    for salt in ("lakerag-erasure", ""):  # the old fixed salt, or none: no match
+        assert mine != hashlib.sha256(f"{salt}\x1f123.456.789-09".encode()).hexdigest()
+    secret = one.erasures / "secret.key"
+    assert len(secret.read_bytes()) == 32 and stat.S_IMODE(secret.stat().st_mode) == 0o600

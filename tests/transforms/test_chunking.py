@@ -242,3 +242,25 @@ def test_empty_markdown_gives_no_chunks(md: str) -> None:
 def test_rejects_bad_sizes(size: int, overlap: int) -> None:
     with pytest.raises(ValueError, match="chunk_overlap"):
         split_markdown("texto", "Doc", chunk_size=size, chunk_overlap=overlap)
+
+
+def test_text_without_spaces_is_cut_with_bounded_work(monkeypatch) -> None:
+    """A runaway line (40 MB without a space, a data: image) must chunk in linear time: every search for a cut
+    looks at no more than one chunk's width of text (speed itself: benchmarks/chunking_scale.py)."""
+    import re
+
+    import transforms.chunking as chunking
+
+    widths: list[int] = []
+
+    class Recording:
+        def search(self, text: str, pos: int = 0, endpos: int | None = None):
+            widths.append((len(text) if endpos is None else endpos) - pos)
+            return chunking_re.search(text, pos, len(text) if endpos is None else endpos)
+
+    chunking_re = re.compile(chunking._WORD_START.pattern)
+    monkeypatch.setattr(chunking, "_WORD_START", Recording())
+    text = "x" * 200_000
+    chunks = chunking.split_markdown(text, "T", chunk_size=800, chunk_overlap=120)
+    assert chunks[0].body == text[:len(chunks[0].body)]
+    assert all(len(c.body) <= 800 for c in chunks) and widths and max(widths) <= 800

@@ -211,3 +211,20 @@ def test_documents_nobody_can_read_are_warned_about(tmp_path, settings_for):
     assert "RH/vazio.md: readable by nobody" in warnings
     assert "RH/typo.md: groups hr appear in no rule" in warnings
     assert "certo.md" not in warnings and "bom.md" not in warnings
+
+
+def test_nfc_nfd_twins_found_together_keep_the_first(tmp_path, settings_for):
+    """Both twins present at the first run: the one kept (the first in the walk's order) is ingested with its
+    own bytes; before, land opened the other twin, failed its hash check and both were lost."""
+    source = _source(tmp_path)
+    nfd, nfc = (unicodedata.normalize(form, "Política.md") for form in ("NFD", "NFC"))
+    (source / nfd).write_text("# Política\n\nTexto da política de visitas.\n", encoding="utf-8")
+    (source / nfc).write_text("# Outra\n\nOutro texto.\n", encoding="utf-8")
+    settings = settings_for(source)
+    run_index(settings)
+    rows = [d for d in pq.read_table(LakePaths(settings.home).table("documents")).to_pylist()
+            if d["is_current"] and d["path"] == "Política.md"]
+    assert sorted(d["status"] for d in rows) == ["active", "quarantined"]
+    chunks = pq.read_table(LakePaths(settings.home).table("chunks")).to_pylist()
+    kept = next(d for d in rows if d["status"] == "active")
+    assert "política de visitas" in " ".join(c["text"] for c in chunks if c["document_id"] == kept["document_id"])

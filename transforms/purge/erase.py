@@ -18,13 +18,13 @@ from typing import Literal
 
 from lakehouse import paths as lp
 from lakehouse import schemas as s
-from lakehouse.erasures import Blocklist, append_receipt, close_request, digest, pending_requests
+from lakehouse.erasures import Blocklist, append_receipt, close_request, pending_requests, receipt_digest
 from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
 from lakehouse.purge import Matcher, content_files, drop_matching_rows, drop_rows, redact_rows, remove
 from lakehouse.runs import home_lock
 from lakehouse.settings import Settings
-from lakehouse.snapshots import current_id, drop, list_snapshots, snapshot_dir
+from lakehouse.snapshots import current_id, drop, finish_drops, list_snapshots, snapshot_dir
 from lakehouse.storage import read_table
 from lakehouse.sweep import mentioning_files, mentions_any, sweep
 from transforms.purge import caches
@@ -73,7 +73,8 @@ def plan_document(settings: Settings, document_id: str) -> ErasurePlan:
     chunks = read_table(paths.table("chunks"), s.CHUNKS).select(["chunk_id", s.DOCUMENT_ID]).to_pylist()
     hashes = {r[s.CONTENT_HASH] for r in versions if r[s.CONTENT_HASH]}
     doc_paths = sorted({r[s.PATH] for r in versions})
-    return ErasurePlan("document", digest(document_id), {document_id, *hashes, *doc_paths}, whole={document_id},
+    return ErasurePlan("document", receipt_digest(paths, document_id), {document_id, *hashes, *doc_paths},
+                       whole={document_id},
                        chunks={c["chunk_id"] for c in chunks if c[s.DOCUMENT_ID] == document_id},
                        erased_hashes=hashes, paths=doc_paths, erased_paths=set(doc_paths))
 
@@ -89,7 +90,7 @@ def plan_subject(settings: Settings, subject: str) -> ErasurePlan:
     doc_paths = sorted({r[s.PATH] for r in rows if r[s.DOCUMENT_ID] in found.whole | found.partial
                         or r[s.CONTENT_HASH] in found.retired})
     kept_paths = {r[s.PATH] for r in rows if r[s.DOCUMENT_ID] in found.partial and r["is_current"]}
-    return ErasurePlan("subject", digest(subject), found.needles,
+    return ErasurePlan("subject", receipt_digest(paths, subject), found.needles,
                        whole=found.whole, partial=found.partial, chunks=found.chunks, entities=found.entities,
                        erased_hashes=(whole_hashes | found.retired) - partial_current,
                        redacted_hashes=partial_current, paths=doc_paths,
@@ -137,7 +138,9 @@ def erase(settings: Settings, plan: ErasurePlan, requested_by: str, request_id: 
                           *plan.erased_paths])
     with home_lock(paths):
         refuse_if_busy(paths)
+        interrupted = finish_drops(paths)  # a crash mid-drop left erased data aside: finish it first
         removed = _rewrite_tables(paths, plan, names) + _content(paths, plan, names)
+        removed["interrupted_drops"] += interrupted
         run_id, published = republish(settings)
         dropped = [m["id"] for m in list_snapshots(paths) if m["id"] != current_id(paths)
                    and mentions_any(snapshot_dir(paths, m["id"]), everything)]
@@ -174,7 +177,7 @@ def run_pending(settings: Settings) -> list[dict]:
         except ErasureError as exc:  # nothing to erase: say so without naming the target
             log.warning("erasure request %s: %s", request["id"], type(exc).__name__)
             done.append(append_receipt(paths, {"action": "erase", "kind": kind, "request_id": request["id"],
-                                               f"{kind}_sha256": digest(target), "requested_by":
+                                               f"{kind}_sha256": receipt_digest(paths, target), "requested_by":
                                                request["requested_by"], "result": "not found"}))
         else:
             done.append(erase(settings, plan, request["requested_by"], request["id"]))

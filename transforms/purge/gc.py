@@ -26,7 +26,7 @@ from lakehouse.paths import LakePaths
 from lakehouse.purge import Matcher, remove
 from lakehouse.runs import home_lock
 from lakehouse.settings import Settings
-from lakehouse.snapshots import current_id, drop, list_snapshots, read_manifest, snapshot_tables
+from lakehouse.snapshots import current_id, drop, finish_drops, list_snapshots, read_manifest, snapshot_tables
 from lakehouse.storage import read_json, read_table, write_table
 from lakehouse.sweep import sweep
 from transforms.purge import caches
@@ -113,6 +113,7 @@ def collect_garbage(settings: Settings, now: datetime | None = None, requested_b
     published = None
     with home_lock(paths):
         refuse_if_busy(paths)
+        removed["interrupted_drops"] += finish_drops(paths)  # a crash mid-drop left data aside: finish it first
         rows = retired_versions(paths, cutoff)
         doomed = {(r[s.DOCUMENT_ID], r[s.CONTENT_HASH]) for r in rows}
         if doomed:

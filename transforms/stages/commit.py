@@ -71,7 +71,7 @@ def update_documents(
             versions.setdefault(doc_id, []).append(rows[key])
         row = rows[key]
         row.update({k: item[k] for k in (s.PATH, "size_bytes", "modified_at", "detected_type", s.DOC_TYPE,
-                                         s.ACCESS_GROUPS)})
+                                         s.ACCESS_GROUPS, s.FILE_IDENTITY)})
         row.update(status=status, status_reason=reason, last_seen_run=ctx.run_id, is_current=True)
         if status == s.STATUS_QUARANTINED:
             since = first_quarantined.get((item[s.PATH], item[s.CONTENT_HASH]), ctx.run_id)

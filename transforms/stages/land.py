@@ -19,11 +19,9 @@ log = logging.getLogger(__name__)
 def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     record, started, paths = StageRecord("land", part=str(batch)), time.perf_counter(), ctx.paths
     for row in ctx.batch_rows(batch or 0):
-        source = locate(ctx.settings.source, row[s.PATH])
         try:
-            if source is None:
-                raise FileNotFoundError(row[s.PATH])
-            copied = store_blob(source, paths.blob(row[s.CONTENT_HASH]), row[s.CONTENT_HASH])
+            copied = _store(locate(ctx.settings.source, row[s.PATH]), paths.blob(row[s.CONTENT_HASH]),
+                            row[s.CONTENT_HASH], row[s.PATH])
         except (BlobMismatch, FileNotFoundError) as exc:  # edited or removed mid-run: the next run sees it
             log.warning("%s changed while being ingested; left for the next run (%s)", row[s.PATH], exc)
             record.failed += 1
@@ -34,6 +32,19 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     record.seconds = time.perf_counter() - started
     record.save(paths, ctx.run_id)
     return record
+
+
+def _store(candidates: list, target, digest: str, relpath: str) -> bool:
+    """Copy the candidate whose bytes have the planned hash (one file, or the kept one of NFC/NFD twins)."""
+    if not candidates:
+        raise FileNotFoundError(relpath)
+    for k, candidate in enumerate(candidates):
+        try:
+            return store_blob(candidate, target, digest)
+        except (BlobMismatch, FileNotFoundError):
+            if k == len(candidates) - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 STAGE = Stage("land", "batch", run)

@@ -80,8 +80,9 @@ def test_governance_questions_answered_from_the_catalog(api, qid, expected):
 
 
 def test_refusal_precision_and_recall(api):
-    """Measured at the configured threshold (tuned on this set: see docs/adr/0005)."""
-    cases = [q for q in QUESTIONS if q["kind"] not in ("governance",)]
+    """Measured at the configured threshold (tuned on this set: see docs/adr/0005). Near misses (topic in the
+    corpus, asked fact absent) came later and are not part of that tuning: `lakerag eval --answers` reports them."""
+    cases = [q for q in QUESTIONS if q["kind"] not in ("governance",) and not q.get("near_miss")]
     bodies = {q["id"]: _ask(api, q, "auto") for q in cases}
     refused = {i for i, b in bodies.items() if b["status"] == "not_found"}
     unanswerable = {q["id"] for q in cases if not q["answerable"]}

@@ -99,3 +99,22 @@ def test_erase_document_and_gc_deleted_document_past_retention(home, tmp_path, c
            erased[s.PATH], deleted[s.PATH]]
     assert traces(home, ids) == {}
     assert run_index(settings).new == 0  # still not ingested again
+
+
+@pytest.mark.parametrize("command", ["erase", "gc"])
+def test_a_drop_interrupted_by_a_crash_is_finished_by_the_next_erase_or_gc(home, capsys, command):
+    """A snapshot being dropped is renamed aside first; a crash before its deletion left erased data there for
+    ever. The next erase or gc removes it (and the erasure's final scan finds nothing left)."""
+    from lakehouse.paths import LakePaths
+    from lakehouse.snapshots import current_id
+
+    snapshots = LakePaths(home).snapshots
+    aside = snapshots / f".{current_id(LakePaths(home))}-older.drop"  # as `drop` leaves it when killed
+    shutil.copytree(snapshots / current_id(LakePaths(home)), aside)
+    assert traces(aside, [PERSON])
+    args = ["--subject", PERSON, "--yes"] if command == "erase" else ["--retention-days", "30"]
+    assert main([command, "--home", str(home), *args]) == 0
+    assert not aside.exists()
+    if command == "erase":
+        receipt = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert receipt["files_still_mentioning"] == 0 and receipt["removed"]["interrupted_drops"] == 1

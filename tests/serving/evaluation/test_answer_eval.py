@@ -74,12 +74,60 @@ def test_a_split_asks_only_its_questions_and_says_which(evaluated, capsys):
 
 
 def test_a_split_over_questions_without_one_is_an_error_naming_them(tmp_path, capsys):
-    from serving.evaluation.answers import select_split
+    from serving.evaluation.splits import select_split
 
     rows = [{"id": "a", "question": "x", "split": "dev"}, {"id": "b", "question": "y"}]
     assert select_split(rows, "all") == rows
     with pytest.raises(Exception, match=r"'split'.*missing on b"):
         select_split(rows, "test", "questions.jsonl")
+
+
+VARIANTS = [
+    {"id": "t1-colloquial", "original": "t1", "style": "colloquial", "language": "pt",
+     "question": "qto tempo eu tenho pra prestar conta da viagem?"},
+    {"id": "t2-colloquial", "original": "t2", "style": "colloquial", "language": "pt",
+     "question": "em qto tempo a nuvemsul avisa q teve incidente?"},
+    {"id": "t2-english", "original": "t2", "style": "english", "language": "en",
+     "question": "How soon does NuvemSul report security incidents?"},
+    {"id": "t3-no_accents", "original": "t3", "style": "no_accents", "language": "pt",
+     "question": "Qual e o valor mensal do contrato de vigilancia patrimonial CT-2024-0999?"},
+]
+
+
+def test_variants_are_asked_beside_their_originals_per_style_and_language(evaluated, capsys):
+    root, _ = evaluated
+    dataset, out = root / "set", root / "variants.json"
+    (dataset / "variants.jsonl").write_text("\n".join(json.dumps(v, ensure_ascii=False) for v in VARIANTS),
+                                           encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LAKERAG_EMBEDDING_MODEL", "wordllama")
+        code = main(["eval", "--answers", "--variants", "--dataset", str(dataset), "--work", str(root / "work"),
+                     "--json", str(out), "--modes", "basic", "--split", "test", "--home", str(root / "home")])
+    (dataset / "variants.jsonl").unlink()
+    assert code == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    variants = result["variants"]
+    assert variants["questions"] == 3 and variants["originals"] == 2  # t1 is dev: neither it nor its variant
+    basic = variants["modes"]["basic"]
+    assert list(basic["by_style"]) == ["colloquial", "no_accents", "english"]
+    assert set(basic["by_language"]) == {"pt", "en"} and basic["by_language"]["en"]["questions"] == 1
+    originals = {a["id"]: a["label"] for a in result["modes"]["basic"]["answers"]}
+    for answer in basic["answers"]:
+        assert {"id", "original", "style", "label", "reason"} <= set(answer)
+    english = basic["by_language"]["en"]
+    assert english["originals_correct"] == (1.0 if originals["t2"] == "correct" else 0.0)
+    assert english["gap_correct"] == pytest.approx(english["labels"]["correct"] - english["originals_correct"])
+    printed = capsys.readouterr().out
+    assert "3 variants of 2 originals" in printed and "reworded correct minus originals' correct" in printed
+
+
+def test_variants_without_their_file_is_an_error_naming_it(tmp_path, capsys):
+    dataset = tmp_path / "set"
+    (dataset / "documents").mkdir(parents=True)
+    (dataset / "questions.jsonl").write_text(json.dumps(QUESTIONS[0], ensure_ascii=False), encoding="utf-8")
+    code = main(["eval", "--answers", "--variants", "--dataset", str(dataset), "--work", str(tmp_path / "w"),
+                 "--home", str(tmp_path / "home")])
+    assert code == 2 and str(dataset / "variants.jsonl") in capsys.readouterr().err
 
 
 def test_the_llm_judge_reports_its_agreement(evaluated):

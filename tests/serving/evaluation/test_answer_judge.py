@@ -106,6 +106,25 @@ def test_saved_answers_can_be_judged_again_without_asking():
     assert rejudge(result, [{**ROW, "facts": ["48 horas"]}])["modes"]["basic"]["labels"]["wrong"] == 1.0
 
 
+def test_the_gap_compares_variants_with_the_originals_they_reword():
+    from serving.evaluation.variants import compare
+
+    def judged(qid: str, label: str) -> Judged:
+        return Judged(qid, "fact", True, label, "", "answered", "basic", True)
+
+    originals = [judged("a", "correct").as_dict(), judged("b", "wrong").as_dict(), judged("c", "correct").as_dict()]
+    rows = [{"id": "a-typo", "original": "a", "style": "typo", "language": "pt", "question": "x"},
+            {"id": "a-english", "original": "a", "style": "english", "language": "en", "question": "x"},
+            {"id": "b-typo", "original": "b", "style": "typo", "language": "pt", "question": "x"}]
+    out = compare([judged("a-typo", "correct"), judged("a-english", "declined"), judged("b-typo", "correct")],
+                  rows, originals)
+    typo = out["by_style"]["typo"]  # both typo variants correct, their originals half correct: c is not reworded
+    assert typo["labels"]["correct"] == 1.0 and typo["originals_correct"] == 0.5 and typo["gap_correct"] == 0.5
+    english = out["by_language"]["en"]
+    assert english["gap_correct"] == -1.0 and english["ratio_correct"] == 0.0
+    assert [a["style"] for a in out["answers"]] == ["typo", "english", "typo"]
+
+
 def test_the_date_a_question_is_asked_on_is_not_another_value_for_it():
     row = {**ROW, "question": "Quais documentos estão com a revisão vencida?", "as_of": "2026-11-29",
            "expected_answer": "A Política X, com próxima revisão prevista para 28/02/2026."}
@@ -113,3 +132,73 @@ def test_the_date_a_question_is_asked_on_is_not_another_value_for_it():
     assert judge(gold_of(row), answer, "answered", [POLICY]).label == "correct"
     other = "Política X — próxima revisão: 28/03/2026 [1]"  # another review date is still wrong
     assert judge(gold_of(row), other, "answered", [POLICY]).label == "wrong"
+
+
+def test_an_abbreviated_title_ends_no_sentence_of_the_gold():
+    from serving.evaluation.judge import sentences
+
+    gold = "Aprovada por Dr. Roberto Almeida Queiroz em 22/05/2025. A minuta foi aprovada em 18/03/2025."
+    assert sentences(gold) == ["Aprovada por Dr. Roberto Almeida Queiroz em 22/05/2025.",
+                               "A minuta foi aprovada em 18/03/2025."]
+    row = {**ROW, "expected_answer": gold}  # no facts: the first sentence's values, the date included
+    assert judge(gold_of(row), "Dr. Roberto Almeida Queiroz [1]", "answered", [POLICY]).label == "wrong"
+    assert judge(gold_of(row), "Em 22/05/2025, pelo Dr. Roberto [1]", "answered", [POLICY]).label == "correct"
+
+
+def test_key_facts_anywhere_in_the_gold_are_required_and_only_those():
+    row = {**ROW, "question": "Quando foi a campanha de vacinação e onde?",
+           "expected_answer": "De 14 de abril a 30 de maio de 2025, das 7h às 19h. No ambulatório do bloco B.",
+           "facts": ["14 de abril", "30 de maio de 2025", "ambulatório | outpatient clinic"]}
+    verdict = judge(gold_of(row), "De 14 de abril a 30/05/2025, no ambulatório [1]", "answered", [POLICY])
+    assert verdict.label == "correct", verdict.reason  # the opening hours nobody asked for are not demanded
+    verdict = judge(gold_of(row), "De 14 de abril a 30 de maio de 2025 [1]", "answered", [POLICY])
+    assert verdict.label == "partly" and "ambulatorio" in verdict.reason  # the second sentence's fact counts
+
+
+def test_sharing_words_with_the_gold_is_not_stating_its_facts():
+    row = {**ROW, "expected_answer": "10 dias úteis após o retorno da viagem.", "facts": ["10 dias úteis"]}
+    gold = gold_of(row)
+    assert judge(gold, "10 dias corridos após o retorno da viagem. Dias úteis não contam [1]", "answered",
+                 [POLICY]).label != "correct"
+    assert judge(gold, "10 (dez) dias úteis após o retorno [1]", "answered", [POLICY]).label == "correct"
+    supplier = {**ROW, "facts": ["Imagem Med"], "expected_answer": "A Imagem Med Engenharia Clínica Ltda."}
+    scattered = "A imagem do equipamento é enviada à engenharia; o med é outro [1]"
+    assert judge(gold_of(supplier), scattered, "answered", [POLICY]).label == "wrong"
+    assert judge(gold_of(supplier), "Imagem Med Engenharia [1]", "answered", [POLICY]).label == "correct"
+    inflected = {**ROW, "facts": ["nível de serviço"], "expected_answer": "Descumprimento de níveis de serviço."}
+    assert judge(gold_of(inflected), "descumprimento dos níveis de serviço [1]", "answered", [POLICY]).label == \
+        "correct"
+
+
+def test_a_wrong_revision_date_is_wrong():
+    row = {**ROW, "question": "Quando o POP deve ser revisado?", "facts": ["05/12/2026"],
+           "expected_answer": "Versão 5, próxima revisão em 05/12/2026."}
+    assert judge(gold_of(row), "Próxima revisão: 05/12/2026 [1]", "answered", [POLICY]).label == "correct"
+    assert judge(gold_of(row), "Próxima revisão: 05/12/2025 [1]", "answered", [POLICY]).label == "wrong"
+
+
+def test_a_fact_with_nothing_to_look_for_is_an_error_naming_it():
+    from lakehouse.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"question q1: facts: 'de a'"):
+        gold_of({**ROW, "facts": ["de a"]})
+
+
+def test_an_unsplit_set_is_used_whole_and_a_half_split_one_is_an_error():
+    from serving.evaluation.splits import split_or_all
+
+    unsplit = [{"id": "a"}, {"id": "b"}]
+    assert split_or_all(unsplit, "test", "q.jsonl") == (unsplit, "all")
+    split = [{"id": "a", "split": "dev"}, {"id": "b", "split": "test"}]
+    assert split_or_all(split, "test", "q.jsonl") == ([split[1]], "test")
+    with pytest.raises(Exception, match="missing on b"):
+        split_or_all([{"id": "a", "split": "dev"}, {"id": "b"}], "dev", "q.jsonl")
+
+
+def test_a_fact_written_two_ways_is_stated_by_either_language():
+    row = {**ROW, "facts": ["10 dias úteis | 10 business days", "trimestral | quarterly"],
+           "expected_answer": "10 dias úteis; revisão trimestral."}
+    gold = gold_of(row)
+    assert judge(gold, "Within 10 business days, reviewed quarterly [1]", "answered", [POLICY]).label == "correct"
+    assert judge(gold, "Em 10 dias úteis, com revisão trimestral [1]", "answered", [POLICY]).label == "correct"
+    assert judge(gold, "Within 10 calendar days, reviewed quarterly [1]", "answered", [POLICY]).label == "partly"

@@ -83,3 +83,26 @@ def test_the_api_serves_with_the_snapshots_values(indexed):
             assert server.client.post("/v1/query", json=ask).json()["status"] == "not_found"
     finally:
         annotate(paths, snapshot, {"calibration": None})
+
+
+def test_calibration_fits_on_dev_and_the_gate_measures_test(indexed, tmp_path):
+    from serving.evaluation.publish import calibrate_snapshot, evaluate_snapshot
+
+    settings, _ = indexed
+    snapshot = current_id(LakePaths(settings.home))
+    rows = [{"id": f"a{i}", "question": q, "relevant_document_ids": [document_id_for(p)], "groups": g,
+             "answerable": True, "kind": "fact", "split": "test" if i < 2 else "dev"}
+            for i, (q, p, g) in enumerate(ANSWERABLE)]
+    rows += [{"id": f"u{i}", "question": q, "relevant_document_ids": [], "groups": ["public"], "answerable": False,
+              "kind": "refusal", "split": "dev"} for i, q in enumerate(UNANSWERABLE)]
+    path = tmp_path / "split.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    try:
+        fitted = calibrate_snapshot(settings.replace(calibration_min_questions=3), snapshot, path)
+        assert fitted["split"] == "dev"
+        assert fitted["fusion"]["questions"] == len(ANSWERABLE) - 2  # the two test questions are never fitted on
+        assert fitted["refusal"]["questions"] == len(ANSWERABLE) - 2 + len(UNANSWERABLE)
+    finally:
+        annotate(LakePaths(settings.home), snapshot, {"calibration": None})
+    evaluation = evaluate_snapshot(settings, snapshot, path)
+    assert evaluation["split"] == "test" and evaluation["answerable"] == 2

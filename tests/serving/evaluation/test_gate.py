@@ -24,3 +24,8 @@ def test_exactly_at_the_tolerance_passes_and_a_negative_tolerance_is_an_error():
     assert compare({"hit@5": 0.88, "mrr@10": 1.0}, {"hit@5": 0.90, "mrr@10": 1.0}, 0.02, "b", "a").passed
     with pytest.raises(ValueError, match="tolerance"):
         compare({"hit@5": 1.0, "mrr@10": 1.0}, None, -0.1, "b", None)
+
+
+def test_the_report_names_the_split_it_measured():
+    report = compare({"hit@5": 0.9, "mrr@10": 0.8}, None, 0.02, "b", None, split="test").report()
+    assert "(test split, tolerance 0.02)" in report
