@@ -50,10 +50,12 @@ class NearMiss:
 
 
 def pool_of(req: Request) -> list[int]:
-    """The items an answer would be composed from: the ``correct`` ones, else the ``ambiguous`` ones."""
+    """The items an answer would be composed from: the ``correct`` ones, else the ``ambiguous`` ones; for a
+    question of several parts, both (each part may be answered by an item of its own)."""
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
-    return [n for n in ranked if req.grades[n].grade == CORRECT] or \
-        [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
+    correct = [n for n in ranked if req.grades[n].grade == CORRECT]
+    ambiguous = [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
+    return correct + ambiguous if req.q.parts else correct or ambiguous
 
 
 def where_to_look(req: Request, pool: list[int], language: str) -> Draft:

@@ -96,3 +96,14 @@ def test_the_setting_names_the_synthesizer_and_rejects_an_unknown_one():
         Settings(answers_synthesizer="poetry")
     with pytest.raises(ValueError, match="poetry"):
         synthesis.build("poetry")
+
+
+def test_a_question_of_two_parts_answered_by_two_items_is_not_a_near_miss():
+    evidence = _graded("Em quantos dias a política de privacidade responde aos titulares, e qual é o valor anual do "
+                       "contrato de refeições?", {
+                           1: ("Política de Privacidade", "A política de privacidade responde aos titulares em 15 "
+                               "dias.", CORRECT, 0.8),
+                           2: ("Contrato de refeições", "O valor anual do contrato de refeições é R$ 2.100.000,00.",
+                               AMBIGUOUS, 0.55)})
+    assert evidence.request is not None and evidence.request.q.parts
+    assert synthesis.build("rules").draft(evidence).status != "not_found"
