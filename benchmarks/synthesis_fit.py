@@ -92,10 +92,11 @@ def configurations(what: str):
         for share, limit, weight, novel in itertools.product((0.6, 0.75, 0.9), (1, 2, 3), (0.0, 0.5, 1.0),
                                                              (True, False)):
             sel = Selector(share, limit, weight, novel)
-            yield f"sel s={share} l={limit} w={weight} n={int(novel)}", Guarded(Chain((ModeAnswer(sel), sel)))
+            yield f"sel s={share} l={limit} w={weight} n={int(novel)}", Chain((ModeAnswer(sel), Guarded(sel)))
     elif what == "fit-refusal":
         for c, p in itertools.product((0.4, 0.45, 0.5, 0.55, 0.6, 1.1), (0.4, 0.45, 0.5, 0.55, 0.6, 1.1)):
-            yield f"near c={c} p={p}", Guarded(synthesis.rules(), NearMiss(c, p))
+            corrective = synthesis.Corrective()
+            yield f"near c={c} p={p}", Chain((ModeAnswer(corrective), Guarded(corrective, NearMiss(c, p))))
 
 
 def main() -> None:

@@ -6,7 +6,8 @@
   themes);
 - ``context``: no text, the usable evidence cited.
 
-Each sits behind the near-miss refusal (``guard``); with an LLM configured and asked for, ``Generated`` writes
+The extractive ones sit behind the near-miss refusal (``guard``), a mode's own answer (which says which part
+it found nothing for) does not; with an LLM configured and asked for, ``Generated`` writes
 the answer from the prompt, checks its citations and falls back to the configured synthesizer."""
 
 from __future__ import annotations
@@ -23,16 +24,17 @@ NAMES = ("selector", "rules", "context")
 DEFAULT = "rules"  # the one that wins on the test split and its rewordings
 
 __all__ = ["DEFAULT", "NAMES", "Chain", "ContextOnly", "Corrective", "Generated", "Graded", "Guarded", "ModeAnswer",
-           "NearMiss", "Selector", "Synthesizer", "build"]
+           "NearMiss", "Selector", "Synthesizer", "build", "rules"]
 
 
 def build(name: str) -> Synthesizer:
     """The synthesizer a setting names (``NAMES``)."""
-    if name == "selector":
+    if name == "selector":  # a mode's own answer checks each part itself; the near-miss check guards the rest
         selector = Selector()
-        return Guarded(Chain((ModeAnswer(selector), selector), "selector"))
+        return Chain((ModeAnswer(selector), Guarded(selector)), "selector")
     if name == "rules":
-        return Guarded(rules())
+        corrective = Corrective()
+        return Chain((ModeAnswer(corrective), Guarded(corrective)), "rules")
     if name == "context":
         return ContextOnly()
     raise ValueError(f"unknown synthesizer {name!r}; one of {', '.join(NAMES)}")
