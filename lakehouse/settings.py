@@ -190,6 +190,18 @@ class ApiSettings(BaseSettings):
     agent_max_seconds: float = Field(10.0, gt=0, description="agentic mode: most seconds per question's loop.")
 
 
+class AnswersSettings(BaseSettings):
+    """How answers are written from the graded evidence (``LAKERAG_ANSWERS_*``)."""
+
+    model_config = SettingsConfigDict(env_prefix="LAKERAG_ANSWERS_", extra="ignore")
+
+    synthesizer: str = Field("rules", pattern="^(selector|rules|context)$", description=(
+        "What writes the answer from the graded evidence (serving.answers.synthesis): 'selector' (the units "
+        "ranked by the fitted grading score, each part of the question covered), 'rules' (the corrective "
+        "composer and the modes' own answers) or 'context' (no text, the usable evidence cited). With an LLM "
+        "configured and generate=true, the model writes it and this one is the fallback."))
+
+
 class OrchestrationSettings(BaseSettings):
     """Schedules, marts, the publish gate and snapshot retention."""
 
@@ -234,11 +246,13 @@ class Settings(BaseSettings):
     graph: GraphSettings = Field(default_factory=GraphSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
+    answers: AnswersSettings = Field(default_factory=AnswersSettings)
     orchestration: OrchestrationSettings = Field(default_factory=OrchestrationSettings)
 
     SECTIONS: ClassVar[dict[str, type[BaseSettings]]] = {
         "ingest": IngestSettings, "extraction": ExtractionSettings, "index": IndexSettings,
-        "graph": GraphSettings, "llm": LLMSettings, "api": ApiSettings, "orchestration": OrchestrationSettings}
+        "graph": GraphSettings, "llm": LLMSettings, "api": ApiSettings, "answers": AnswersSettings,
+        "orchestration": OrchestrationSettings}
 
     @model_validator(mode="before")
     @classmethod

@@ -1,12 +1,9 @@
 """The corrective extractive answer: the strips of the evidence graded ``correct`` (``ambiguous`` when none
-is, then the answer is ``partial`` and says what is missing), recomposed in document order, each cited.
+is, then the answer is ``partial``), recomposed in document order, each cited.
 
-Before composing, two substitutions:
-
-- a passage that restates another document (it names its title, as a FAQ quoting the policy) is replaced by
-  that document's own passage, read by the caller and graded like the rest: the primary is cited;
-- when the evidence holds several versions of one document, the current one (or the one the question names)
-  answers, and each other version is named as superseded with its own passage, both cited.
+Before composing, the two substitutions of ``serving.answers.evidence``: a passage restating another document
+gives way to that document's own, and of several versions of one document the current one (or the one the
+question names) answers while each other is named as superseded, both cited.
 
 No sentence flagged as an instruction to an assistant is ever a strip (``grading``).
 """
@@ -14,165 +11,43 @@ No sentence flagged as an instruction to an assistant is ever a strip (``grading
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from models.injection import overlaps
 from serving.answers import prompt
 from serving.answers.bridges import bridged, with_reason
 from serving.answers.compose import Draft, refusal
-from serving.answers.engine import Engine
-from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Grade, Question, Strip, grade_item, held_terms
-from serving.answers.modes import Retrieved
-from serving.answers.modes.base import add_chunk
-from serving.answers.relevance import terms
+from serving.answers.evidence import (  # noqa: F401 - the composers' request and substitutions, re-exported
+    FORM_TYPES,
+    Request,
+    _form,
+    add_coded,
+    coded_documents,
+    primaries,
+    split_versions,
+    version_name,
+)
+from serving.answers.grading import AMBIGUOUS, CORRECT, Strip
 from serving.answers.sentences import split_units
-from serving.answers.types import EvidenceItem, Filters
-from serving.answers.versions import archived, asked_version, family, named, number
+from serving.answers.types import Filters
+from serving.answers.versions import asked_version, family
 
 MAX_SOURCES = 3
 MAX_STRIPS = 4
 MAX_FOLLOW = 12  # units quoted after a strip that introduces them with a colon
-MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 KEEP_SHARE = 0.75  # strips kept: at least this share of the best strip's coverage
 SAME_SHARE = 0.9  # a question asking no kind of fact also keeps strips this close that cover no new term
 PARTS_SHARE = 0.7  # a question asking several things keeps strips covering a new term from this share of the best
 NEXT_SHARE = 0.75  # the next numbered clause of a quoted one is quoted when it weighs this share of it
-# a question about how something changed, and a passage stating a change from one value to another
-_CHANGE_ASKED = re.compile(r"(?i)\b(?:mud(?:ou|aram|an[cç]as?)|alter(?:ou|aram|a[cç](?:[aã]o|[oõ]es))|"
-                           r"changed?|changes)\b")
-_CHANGE_STATED = re.compile(r"(?i)\bde\s+\d[^;.]{0,40}?\bpara\s+\d|\bfrom\s+\d[^;.]{0,40}?\bto\s+\d")
-_WH = re.compile(r"(?i)\b(?:quando|onde|quem|when|where|who)\b")  # asking words a section heading may answer
 _DIGIT = re.compile(r"\d")  # (and state no number)
 _CLAUSE = re.compile(r"\d+(?:\.\d+)+\s")  # a numbered clause ("3.2 ")
-# not a subject: the words that ask ("quanto", "how") and verb forms ("passou a custar", "definem", "fazer")
-_ASKING = re.compile(r"(?i)qual|quais|quant[oa]s?|quando|quem|onde|como|what|which|who|whom|how|when|where|many|much")
-_VERB = re.compile(r"(?i)(?<!g)(?:ou|ar|er|ir|am|em|ndo)$")
-FORM_TYPES = frozenset({"formulario", "formulário", "form", "template", "modelo"})
-MISSING_SHARE = 0.4  # a partial answer whose evidence misses the question's subject and this share of its terms
-# (idf-weighted) is the refusal
 LABELS = {
-    "pt": {"current": "Versão vigente ({title}):", "superseded": "Versão substituída ({title}), não mais válida:",
-           "missing": "Os trechos encontrados não cobrem: {words}."},
-    "en": {"current": "Current version ({title}):", "superseded": "Superseded version ({title}), no longer in force:",
-           "missing": "The passages found do not cover: {words}."},
+    "pt": {"current": "Versão vigente ({title}):", "superseded": "Versão substituída ({title}), não mais válida:"},
+    "en": {"current": "Current version ({title}):", "superseded": "Superseded version ({title}), no longer in force:"},
 }
-
-
-@dataclass
-class Request:
-    """One question's corrective composition: the engine, the graded evidence and who asks."""
-
-    engine: Engine
-    q: Question
-    retrieved: Retrieved
-    grades: dict[int, Grade]
-    groups: frozenset[str]
-    correct_at: float
-    ambiguous_at: float
-
-    def item(self, n: int) -> EvidenceItem:
-        return next(e for e in self.retrieved.evidence if e.n == n)
-
-    def usable(self, n: int) -> bool:
-        return n in self.grades and self.grades[n].grade != INCORRECT
-
-    def source_of(self, document_id: str) -> int | None:
-        """The best usable source of a document: from the evidence, else its best readable chunk, graded and
-        added to the evidence."""
-        held = [e.n for e in self.retrieved.evidence
-                if e.document_id == document_id and e.n is not None and self.usable(e.n)]
-        engine = self.engine
-        rows = [r for r in engine.documents.get(document_id, [])[:MAX_ROWS] if engine.row_readable(r, self.groups)]
-        best: tuple[float, int] | None = (max(self.grades[n].score for n in held), -1) if held else None
-        for row in rows:
-            if engine.index.chunk_ids[row] in self.retrieved.ids:
-                continue
-            probe = EvidenceItem(kind="chunk", id=engine.index.chunk_ids[row], score=0.0, text=engine.index.texts[row],
-                                 title=engine.index.titles[row])
-            g = grade_item(engine, self.q, probe, None, self.correct_at, self.ambiguous_at)
-            if g.grade != INCORRECT and (best is None or g.score > best[0]):
-                best = (g.score, row)
-        if best is None:
-            return None
-        if best[1] < 0:
-            return max(held, key=lambda n: self.grades[n].score)
-        add_chunk(engine, self.retrieved, best[1], 0.0, {"added": "named by another source"})
-        n = len(self.retrieved.sources)
-        self.grades[n] = grade_item(engine, self.q, self.item(n), self.retrieved.sources[-1], self.correct_at,
-                                    self.ambiguous_at)
-        return n
-
-    def current_of(self, document_ids: list[str]) -> str | None:
-        """The current version among documents of one family the caller can read."""
-        engine = self.engine
-        readable = [d for d in document_ids if engine.documents.get(d)
-                    and engine.row_readable(engine.documents[d][0], self.groups)]
-        if not readable:
-            return None
-        return max(readable, key=lambda d: self._rank(d))
-
-    def _rank(self, document_id: str) -> tuple[bool, float]:
-        row = self.engine.documents[document_id][0]
-        ix = self.engine.index
-        return (not archived(ix.paths[row], str(ix.doc_types[row])),
-                number(ix.titles[row], self.engine.catalog.meta(document_id)) or 0.0)
-
-
-def _primaries(req: Request, chosen: list[int]) -> list[int]:
-    """``chosen`` with each source that restates another document replaced by that document's source. A form
-    (a document to fill in, ``FORM_TYPES``) is named by the rules that ask for it, it does not state them: a
-    manual that says which form to fill in keeps its own rule."""
-    out: list[int] = []
-    for n in chosen:
-        item, text = req.item(n), " ".join(s.text for s in req.grades[n].strips)
-        own = family(item.title or "")
-        ids = [d for fam in named(text, req.engine.families) if fam != own for d in req.engine.families[fam]
-               if not _form(req.engine, d)]
-        primary = req.current_of([d for d in ids if d != item.document_id]) if ids else None
-        m = req.source_of(primary) if primary else None
-        out.append(m if m is not None else n)
-    return list(dict.fromkeys(out))
-
-
-def _form(engine: Engine, document_id: str) -> bool:
-    rows = engine.documents.get(document_id)
-    return bool(rows) and str(engine.index.doc_types[rows[0]]).casefold() in FORM_TYPES
-
-
-def _versions(req: Request, chosen: list[int]) -> tuple[list[int], list[int], set[str]]:
-    """(sources that answer, sources of other versions of the same documents, the current documents of the
-    families that have several versions in the evidence)."""
-    asked = asked_version(req.q.text)
-    by_family: dict[str, list[int]] = {}
-    for n in chosen:
-        by_family.setdefault(family(req.item(n).title or ""), []).append(n)
-    main, older, currents = list(chosen), [], set()
-    for fam, members in by_family.items():
-        current = req.current_of(req.engine.families.get(fam, []))
-        docs = {req.item(n).document_id for n in members}
-        if current is not None and current not in docs and asked is None and len(fam.split()) >= 2:
-            m = req.source_of(current)  # only an older version was retrieved: the current one answers
-            if m is not None:
-                main.insert(main.index(members[0]), m)
-                members = [m, *members]
-                docs.add(current)
-        if len(docs) < 2 or not _distinct(req, docs):
-            continue
-        currents.add(current or "")
-        lead = next((req.item(n).document_id for n in members
-                     if asked is not None and number(req.item(n).title or "", req.item(n).metadata) == asked),
-                    current if current in docs else req.item(members[0]).document_id)
-        for n in members:
-            if req.item(n).document_id != lead:
-                main.remove(n)
-                older.append(n)
-    return main, older, currents
-
-
-def _distinct(req: Request, docs: set[str | None]) -> bool:
-    """The documents are versions of one another: an archived one, or different version numbers."""
-    ranks = {req._rank(d) for d in docs if d}
-    return len(ranks) > 1
+# the rule families of the composer, each switchable for the ablation on the test split and its rewordings
+# (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0011)
+FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason")
+ENABLED: set[str] = set(FAMILIES)
 
 
 def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
@@ -198,38 +73,15 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
         if len({m for m, _ in kept} | {n}) <= MAX_SOURCES:
             kept.append((n, s))
             covered |= s.held
-    kept += _change(req, pool, kept)
-    kept += _headed(req, sources, kept)
-    kept = _one_value(req, kept)
-    kept += [(n, s) for n, first in kept for s in _clause(req, n, first) if (n, s) not in kept]
-    kept += [p for p in _next_clauses(req, kept) if p not in kept]
+    if "one_value" in ENABLED:
+        kept = _one_value(req, kept)
+    if "next_clauses" in ENABLED:
+        kept += [p for p in _next_clauses(req, kept) if p not in kept]
     return sorted(kept, key=lambda p: (sources.index(p[0]), p[1].position))
 
 
-def _headed(req: Request, sources: list[int], kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
-    """The best strip of each passage whose section heading names the question's asking word ("Onde e quando"
-    for "quando foi a campanha de vacinação?", "Who is eligible" for "who can apply?"): the document says there
-    what the question asks, whatever the share of the question's other words it covers."""
-    asked = {w.casefold() for w in _WH.findall(req.q.text)}
-    out: list[tuple[int, Strip]] = []
-    for n in sources if asked else []:
-        heading = {w.casefold() for w in _WH.findall(req.item(n).section or "")}
-        strips = req.grades[n].strips
-        if asked & heading and strips and not any(m == n for m, _ in kept + out) and len(kept) + len(out) < MAX_STRIPS:
-            out.append((n, max(strips, key=lambda s: s.score)))
-    return out
 
 
-def _change(req: Request, pool: list[tuple[int, Strip]], kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
-    """A question asking how something changed ("como mudou o prazo ... entre a versão 2 e a versão 3?") is
-    answered by the passage stating the change from one value to another ("Prazo ... reduzido de 30 dias corridos
-    para 10 dias úteis"), a revision history's row: the best such strip is quoted, whatever its share, when no
-    kept one states it."""
-    if not _CHANGE_ASKED.search(req.q.text) or len(kept) >= MAX_STRIPS or \
-            any(_CHANGE_STATED.search(s.text) for _, s in kept):
-        return []
-    stated = [p for p in pool if _CHANGE_STATED.search(p[1].text) and p[1].held - set(req.q.codes)]
-    return [max(stated, key=lambda p: p[1].score)] if stated else []
 
 
 def _one_value(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
@@ -247,23 +99,6 @@ def _one_value(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, S
     return [p for p in kept if not p[1].values or req.item(p[0]).document_id == doc]
 
 
-def _clause(req: Request, n: int, strip: Strip) -> list[Strip]:
-    """The other strips of the numbered clause a strip opens ("3.2 Passwords must have at least 12 characters...
-    Passwords expire every 180 days..."): the clause is the rule, each of its sentences that addresses the
-    question is quoted with it."""
-    if not _CLAUSE.match(strip.text):
-        return []
-    item = req.item(n)
-    paragraph = next((p for p in item.text.split("\n") if strip.text in p), "")
-    row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
-    flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
-    out = []
-    for i, u in enumerate(split_units(item.text)[strip.position + 1:], strip.position + 1):
-        if u not in paragraph or _CLAUSE.match(u) or overlaps(u, flagged):
-            break  # the clause ends with its paragraph or at the next number
-        if held := held_terms(req.q, terms(u, req.q.language)):
-            out.append(Strip(u, i, 0.0, held))
-    return out
 
 
 def _next_clauses(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
@@ -287,9 +122,12 @@ def _next_clauses(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int
     return out
 
 
-def _introduced(req: Request, n: int, strip: Strip) -> str:
+
+
+def introduced(req: Request, n: int, strip: Strip) -> str:
     """What a strip ending in a colon introduces ("A ordem abaixo evita...:" and the table rows after it): the
-    next units of its passage (at most ``MAX_FOLLOW``, none flagged), one a line."""
+    next units of its passage (at most ``MAX_FOLLOW``, none flagged), one a line. Not a selection rule: it
+    completes a quoted unit that would otherwise end in a colon (neutral on the test split's labels)."""
     if not strip.text.rstrip().endswith(":"):
         return ""
     item = req.item(n)
@@ -300,84 +138,33 @@ def _introduced(req: Request, n: int, strip: Strip) -> str:
     return "".join(f"\n- {u}" for u in follow)
 
 
-def _name(item: EvidenceItem) -> str:
-    """A document's name that tells its versions apart: its file name without the extension."""
-    stem = (item.path or "").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return stem or item.title or item.id
-
-
-def _subject_missing(req: Request, chosen: list[int]) -> bool:
-    """The evidence is about something else: no usable item holds the question's most distinctive term (the rarest
-    one some chunk holds: "lavanderia" in "quem é o fornecedor do contrato de lavanderia?"), and the terms none
-    holds weigh at least ``MISSING_SHARE`` of the question ("prazo de prestação de contas de viagens a congressos"
-    still gets its partial answer)."""
-    q = req.q
-    missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
-    held = [t for t in q.weights if (word := q.surface.get(t, t)) not in q.absent and t not in q.codes
-            and not _ASKING.fullmatch(word) and not _VERB.search(word)]
-    if not held or q.surface.get(key := max(held, key=lambda t: q.weights[t]), key) not in missing:
-        return False
-    total = sum(q.weights.values()) or 1.0
-    return sum(w for t, w in q.weights.items() if q.surface.get(t, t) in missing) / total >= MISSING_SHARE
-
-
-def _other_parts(req: Request, chosen: list[int]) -> list[int]:
-    """For a question asking several things, the ``ambiguous`` items whose section names a question word none of
-    the ``correct`` ones covers ("Dos brindes e presentes" for "que limites de valor a política define para
-    presentes e para a diligência prévia?"): the section is about the other part (its strips still have to weigh
-    enough, ``PARTS_SHARE``); a passage that merely uses the word elsewhere is not."""
-    q = req.q
-    if not q.parts or not chosen or req.grades[chosen[0]].grade != CORRECT:
-        return []
-    missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
-
-    def names(n: int) -> set[str]:
-        return {q.surface.get(t, t) for t in held_terms(q, terms(req.item(n).section or "", q.language))}
-
-    return [n for n in sorted(req.grades, key=lambda n: -req.grades[n].score)
-            if req.grades[n].grade == AMBIGUOUS and missing & names(n) - set(req.grades[n].missing)]
-
-
-def coded_documents(engine: Engine, q: Question) -> set[str]:
-    """The documents whose title or file name holds a code the question names ("o contrato CT-2024-0187")."""
-    return {d for code in q.codes for d in engine.coded.get(code, ())}
-
-
-def add_coded(req: Request) -> None:
-    """Each document the question names by its code with its best passage for the question added to the
-    evidence (graded), when the retrieved ones of it are worse or missing: the slot asked of a contract is
-    answered from the contract, whatever the retriever ranked first."""
-    for document_id in sorted(coded_documents(req.engine, req.q)):
-        req.source_of(document_id)
-
-
 def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     labels = LABELS.get(language, LABELS["pt"])
     coded = coded_documents(req.engine, req.q)
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
     chosen = [n for n in ranked if req.grades[n].grade == CORRECT] or \
         [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
-    chosen += _other_parts(req, chosen)
     if coded and not req.q.parts:  # a document the question names by its code answers, not one that cites it
         chosen = [n for n in chosen if req.item(n).document_id in coded] or chosen
     if not chosen:
         return refusal(language)
     status = "answered" if req.grades[chosen[0]].grade == CORRECT else "partial"
-    if status == "partial" and (len(req.q.absent) > 1 or _subject_missing(req, chosen)):
-        return refusal(language)  # it asks about things no document, or none of the evidence, holds
-    main, older, currents = _versions(req, _primaries(req, chosen))
+    primaries_ = primaries(req, chosen) if "primaries" in ENABLED else chosen
+    main, older, currents = split_versions(req, primaries_) if "versions" in ENABLED else (primaries_, [], set())
     picked = _strips(req, main)
     if not picked:
         return refusal(language)
     older_docs = {req.item(n).document_id or "" for n in older}
-    picked += bridged(req, picked, older_docs, _form)  # documents the quoted strips name hold the next hop
-    picked = with_reason(req, picked)  # why: the reason after the strip that restates the question
+    if "bridges" in ENABLED:
+        picked += bridged(req, picked, older_docs, _form)  # documents the quoted strips name hold the next hop
+    if "reason" in ENABLED:
+        picked = with_reason(req, picked)  # why: the reason after the strip that restates the question
     lines = [line for line in [prompt.describe_filters(filters, language)] if line]
 
     def label(n: int) -> str:
         item = req.item(n)
         key = "current" if item.document_id in currents else "superseded"
-        return labels[key].format(title=_name(item)) + " "
+        return labels[key].format(title=version_name(item)) + " "
 
     # a line is labelled with its version when its document has other versions in the evidence (its first line)
     versioned, seen = {family(req.item(n).title or "") for n in older}, set()
@@ -385,7 +172,7 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
         doc = req.item(n).document_id
         head = label(n) if family(req.item(n).title or "") in versioned and doc not in seen else ""
         seen.add(doc)
-        lines.append(f"{head}{s.text}{_introduced(req, n, s)} [{n}]")
+        lines.append(f"{head}{s.text}{introduced(req, n, s)} [{n}]")
     quoted = {family(req.item(n).title or "") for n, _ in picked}
     best_of: dict[str, tuple[int, Strip]] = {}
     for n in [n for n in older if family(req.item(n).title or "") in quoted]:  # the version it supersedes is quoted
@@ -396,10 +183,5 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     for n, s in best_of.values():  # named and cited; its own rule quoted only when the question names a version
         lines.append(f"{label(n)}{s.text} [{n}]" if asked_version(req.q.text) is not None
                      else f"{label(n).rstrip().rstrip(':')}. [{n}]")
-    if status == "partial":
-        missing = set.intersection(*(set(req.grades[n].missing) for n in chosen))
-        words = [w for w in req.grades[chosen[0]].missing if w in missing][:5]
-        if words:
-            lines.append(labels["missing"].format(words=", ".join(words)))
     cited = list(dict.fromkeys([n for n, _ in picked] + [n for n, _ in best_of.values()]))
     return Draft("\n".join(lines), cited, status, "extractive")

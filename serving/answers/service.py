@@ -9,7 +9,7 @@ from datetime import date
 
 import msgspec
 
-from serving.answers import compose, grading, llm_grading, modes, page_images, refine, rewrite
+from serving.answers import compose, grading, llm_grading, modes, page_images, refine, rewrite, synthesis
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
 from serving.answers.catalog_search import mention_filters, search_catalog
@@ -51,8 +51,11 @@ def _ms(started: float) -> float:
 class AnswerService:
     def __init__(self, holder: SnapshotHolder, min_relevance: float = DEFAULT_MIN_RELEVANCE,
                  conversations: Conversations | None = None, rewrite_with_llm: bool = True,
-                 correct_at: float = grading.CORRECT_AT, grade_with_llm: bool = True) -> None:
+                 correct_at: float = grading.CORRECT_AT, grade_with_llm: bool = True,
+                 synthesizer: str | None = None) -> None:
         self.holder = holder
+        configured = holder.settings.answers.synthesizer if isinstance(holder, SnapshotHolder) else None
+        self.synthesizer = synthesis.build(synthesizer or configured or synthesis.DEFAULT)
         self.min_relevance = min_relevance
         self.conversations = conversations or Conversations()
         self.rewrite_with_llm = rewrite_with_llm
@@ -156,18 +159,10 @@ class AnswerService:
                                    engine.catalog, caller.effective, language, chat)
 
     def fallback(self, state: Prepared) -> compose.Draft:
-        """The extractive answer: corrective (graded strips) when the evidence was graded; a mode that wrote its
-        own answer (agentic comparison, global themes) keeps it, checked against the evidence."""
-        if state.q is None or not state.grades or state.mode_used == "global":
-            extractive = compose.extractive(state.weights, state.language, state.retrieved, state.req.filters)
-        else:
-            request = refine.Request(state.engine, state.q, state.retrieved, state.grades, state.caller.effective,
-                                     *self.thresholds(state.engine))
-            extractive = refine.corrective(request, state.language, state.req.filters)
-        if state.retrieved.mode_answer:
-            return compose.checked(state.retrieved.mode_answer, state.retrieved, f"{state.mode_used}-rules",
-                                   extractive, state.language)
-        return extractive
+        """The answer without an LLM: the configured synthesizer over the graded evidence
+        (``serving.answers.synthesis``)."""
+        evidence = synthesis.Graded.of(state, *self.thresholds(state.engine))
+        return self.synthesizer.draft(evidence) or compose.refusal(state.language)
 
     def finish(self, state: Prepared, draft: compose.Draft, request_id: str) -> Answer:
         engine, retrieved, req = state.engine, state.retrieved, state.req

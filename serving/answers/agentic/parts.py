@@ -16,10 +16,7 @@ for (a duration for "em quantos dias", money for "valor", a date for "quando", a
 language), and a penalty when it holds none. A sentence in another language than the question's shares no words
 with it: when no sentence in the question's language states the kind of value a part asks for, those in
 another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
-question over Portuguese documents). A part that points back and whose own words no sentence holds ("Qual a
-consequência?") follows what the previous part's answer revealed, in another document. A record's field ("Última
-revisão: 22/05/2025") brings the fields of the same record whose label shares the part's words and that state a
-value of the same kind ("Próxima revisão: 22/05/2027")."""
+question over Portuguese documents)."""
 
 from __future__ import annotations
 
@@ -47,11 +44,12 @@ MIN_WORDS = 5  # a part with fewer words carries the first part as context
 CONTEXT_WEIGHT = 0.3  # weight of the other parts' terms when scoring a part's sentence
 MIN_COVER = 0.25  # a sentence must cover this share of the part's own weighted terms
 NUMBER_BONUS = 0.1  # a part that asks for no kind of value: an answer usually states one (a value, a term)
-SECOND = 0.8  # a part whose best sentence answers an earlier part takes another document's, if this close
 KIND_BONUS = 0.3  # a sentence that holds a value of the kind asked for (and the penalty when it holds none)
-REVEALED_COVER = 0.15  # a part that points back to the previous answer: share of what it revealed a sentence holds
-REVEALED_TERMS = 2  # ... and at least this many of its words
 MIN_SIMILAR = 0.6  # a sentence in another language is a candidate when this similar to the part (scaled)
+# the rule families of the parts answer, each switchable for the ablation on the test split and its rewordings
+# (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0011)
+FAMILIES = ("part_kinds", "across", "trim")
+ENABLED: set[str] = set(FAMILIES)
 
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+(?:\s+(?:d[aeo]s?\s+)?[A-ZÁÉÍÓÚÂÊÔÃÕ][a-záéíóúâêôãõç]+)+|"
                    r"\b[\w&]+(?:\s+[\w&]+){0,5}\s+(?:Ltda|S\.A\.|Inc|Ltd)\b")
@@ -61,7 +59,6 @@ _ORG = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕ][\w&-]*(?:\s+[\w&-]+){0,6}\s+(?:L
 _FIRM = re.compile(r"\b(empresa|fornecedor|prestador|contratada|provedor|supplier|company|vendor|provider|"
                    r"contractor)\b")
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[IVX]+[.)-])\s+")  # "4.1 ", "III - "
-_FIELD = re.compile(r"^\s*([^:;\n]{2,40}):\s*\S[^;\n]{0,60}$")  # a record's field line: "Próxima revisão: 22/05/2027"
 _CLAUSE = re.compile(r",\s+(?![^()]*\))")  # a comma outside parentheses
 # What a part asks for, by its question words (folded), and how a sentence shows it.
 _KINDS = (
@@ -191,7 +188,7 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         own = weigh(part.text)
         rest = {t: w * CONTEXT_WEIGHT for t, w in everything.items() if t not in own}
         rest_total = sum(rest.values()) or 1.0
-        kinds = asks(part.text)
+        kinds = asks(part.text) if "part_kinds" in ENABLED else []
         scored: list[tuple[float, int, str]] = []
         across: list[tuple[int, str]] = []  # sentences in another language that state a value asked for
         for (n, unit, title), present, other in zip(units, unit_terms, foreign, strict=True):
@@ -219,12 +216,10 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         else:
             mine = scored
         # a name in another language is any capitalised word; an organisation's legal name is one in any language
-        if similar and across and (set(kinds) - {"who"} or firm(part.text)) \
+        if "across" in ENABLED and similar and across and (set(kinds) - {"who"} or firm(part.text)) \
                 and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in mine):
             scored += [(near + KIND_BONUS, n, unit) for (n, unit), near in similar(i, across).items()
                        if near >= MIN_SIMILAR]
-        if not scored and part.query != part.text and out and out[-1].unit:
-            scored = _revealed(out[-1], units, unit_terms, foreign, sources, weigh, everything)
         if not scored:
             out.append(Pick(part.text, None, None))
             continue
@@ -232,49 +227,14 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         if scope and any(s[1] in scope for s in scored):
             scored = [s for s in scored if s[1] in scope]
         best = scored[0]
-        if best[2] in chosen:  # an earlier part's sentence: another document's close second is news
-            cited = {sources[p.source - 1][0] for p in out if p.source}
-            best = next((s for s in scored[1:] if s[0] >= SECOND * scored[0][0] and s[2] not in chosen
-                         and sources[s[1] - 1][0] not in cited), best)
-        text = trim(best[2], frozenset(own), kinds, part.text, language)
-        if best[2] not in chosen and (more := _fields(best[1], best[2], units, own, kinds, part.text, language)):
-            text = "; ".join([text.rstrip(" ;."), *(m.rstrip(" ;.") for m in more)])
+        text = trim(best[2], frozenset(own), kinds, part.text, language) if "trim" in ENABLED else best[2]
         out.append(Pick(part.text, None if best[2] in chosen else text, best[1], round(best[0], 3), answered=True))
         chosen.add(best[2])
     return out
 
 
-def _fields(n: int, unit: str, units: list[tuple[int, str, set[str]]], own: dict[str, float], kinds: list[str],
-            part: str, language: str) -> list[str]:
-    """The other fields of the same record that state a value of the kind asked for under a label sharing the
-    part's words with the chosen one ("Última revisão: 22/05/2025" brings "Próxima revisão: 22/05/2027", not
-    "Data de emissão"): the same question about the record, in the next line."""
-    field = _FIELD.match(unit)
-    label = terms(field.group(1), language) & own.keys() if field and kinds else set()
-    if not label:
-        return []
-    return [u for m, u, _ in units if m == n and u != unit and (f := _FIELD.match(u))
-            and terms(f.group(1), language) & label and any(_shows(k, u, part) for k in kinds)]
 
 
-def _revealed(previous: Pick, units: list[tuple[int, str, set[str]]], unit_terms: list[set[str]],
-              foreign: list[bool], sources: list[tuple[str, str]], weigh: Callable[[str], dict[str, float]],
-              asked: dict[str, float]) -> list[tuple[float, int, str]]:
-    """A part that points back and whose own words no sentence holds ("Qual a consequência?" after "a auditoria
-    atingiu a meta?") follows what the previous answer revealed beyond the question ("abaixo da meta contratual,
-    o desconto previsto no contrato será aplicado"): the sentences of another document that cover those words."""
-    said = {t: w for t, w in weigh(previous.unit or "").items() if t not in asked}
-    total = sum(said.values())
-    if not total:
-        return []
-    origin = sources[(previous.source or 1) - 1][0]
-    out = []
-    for (n, unit, _), present, other in zip(units, unit_terms, foreign, strict=True):
-        if other or sources[n - 1][0] == origin or len(present & said.keys()) < REVEALED_TERMS:
-            continue
-        if (cover := sum(said[t] for t in present & said.keys()) / total) >= REVEALED_COVER:
-            out.append((cover, n, unit))
-    return out
 
 
 def render(picks: list[Pick], language: str) -> str | None:

@@ -9,7 +9,7 @@ import json
 import logging
 
 from models.injection import overlaps
-from serving.answers.agentic import cited, compare_read, comparison, dense, parts, references
+from serving.answers.agentic import compare_read, comparison, dense, parts, references
 from serving.answers.agentic.agent import run_agent
 from serving.answers.agentic.references import ITEM
 from serving.answers.agentic.tools import Toolbox
@@ -131,11 +131,7 @@ def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part],
     similar = dense.Measure(engine, split, rows, texts)
     picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes, similar,
                        [_of_type(p.text, out) for p in split])
-    doc_of = {e.n: e.document_id for e in out.evidence if e.n is not None}
-    docs = [box.directory.docs.get(doc_of.get(p.source) or "") for p in picks]
-    # a document's own code is in its title or path; one its text cites may be another document's
-    return parts.render([cited.coded(p, d.doc_type, tuple(c for c in d.codes if c in f"{d.title} {d.path}".upper()))
-                         if d else p for p, d in zip(picks, docs, strict=True)], language)
+    return parts.render(picks, language)
 
 
 def _unflagged(request: ModeRequest, out: Retrieved) -> list[tuple[str, str]]:

