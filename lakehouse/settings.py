@@ -59,6 +59,10 @@ class ExtractionSettings(BaseSettings):
     extract_timeout: float = Field(
         300.0, ge=0, description="Wall-time bound, in seconds, on one document's extraction (run in a worker "
         "process that is killed on overrun; the document is quarantined). 0: in-process, unbounded.")
+    extract_max_memory_mb: float = Field(
+        4096, ge=0, description="Memory bound, in MiB of resident memory, on one document's extraction worker (its "
+        "OCR and parser subprocesses included); a document past it is stopped and quarantined like one past the "
+        "time bound. 0: no bound. Applies only with LAKERAG_EXTRACT_TIMEOUT above 0.")
     max_extract_failed_share: float = Field(
         0.5, ge=0, le=1, description="An ingest run fails (lakerag_ingest's `verify` task) when more than this "
         "share of the documents it extracted failed, or when none could be extracted: a broken environment, not "

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 START_TIMEOUT = 120.0  # seconds for a fresh worker to import and answer (not counted against a call's bound)
+POLL = 0.2  # seconds between two looks at a running call's memory
 ENTRY = "transforms.watchdog_worker"
 ROOT = str(Path(__file__).resolve().parents[1])  # the folder holding the `transforms` package
 
@@ -38,6 +39,10 @@ class Overrun(LakeragError):
 
 class WorkerDied(LakeragError):
     """The call killed its worker process (out of memory, a crash in native code)."""
+
+
+class MemoryExceeded(LakeragError):
+    """The call's worker grew past its memory bound (resident set) and was stopped."""
 
 
 class WorkerUnavailable(LakeragError):
@@ -107,13 +112,36 @@ class _Worker:
                 stream.close()
 
 
-class Watchdog:
-    """``run(fn, *args)`` with ``seconds`` of wall time at most (0: in this process, unbounded). ``fn`` must be
-    importable by name and its arguments must pickle (the worker is a separate interpreter). One caller at a
-    time."""
+def resident_mb(pid: int) -> float:
+    """A process's resident set (VmRSS) in MiB, with its children's (a parser's subprocess, Tesseract); 0 when
+    it cannot be read (the process is gone, or no /proc)."""
+    total = 0.0
+    for one in (pid, *_children(pid)):
+        try:
+            status = Path(f"/proc/{one}/status").read_text()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0) / 1024
+    return total
 
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
+
+def _children(pid: int) -> list[int]:
+    try:
+        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    kids = [int(k) for k in found]
+    return kids + [g for k in kids for g in _children(k)]
+
+
+class Watchdog:
+    """``run(fn, *args)`` with ``seconds`` of wall time at most (0: in this process, unbounded) and, when
+    ``memory_mb`` is set, the worker's resident memory (its children's included) below ``memory_mb``: a
+    document that makes a parser grab gigabytes is stopped like one that hangs. ``fn`` must be importable by name
+    and its arguments must pickle (the worker is a separate interpreter). One caller at a time."""
+
+    def __init__(self, seconds: float, memory_mb: float = 0) -> None:
+        self.seconds, self.memory_mb = seconds, memory_mb
         self._current: _Worker | None = None
 
     def __enter__(self) -> Watchdog:
@@ -129,10 +157,14 @@ class Watchdog:
         started = time.monotonic()
         try:
             write_frame(worker.calls, (fn, args))
-            status, value = worker.receive(self.seconds)
+            status, value = self._wait(worker, started)
         except TimeoutError:
             self._kill()
             raise Overrun(f"took longer than {self.seconds:g} s and was stopped") from None
+        except MemoryError:
+            self._kill()
+            raise MemoryExceeded(f"used more than {self.memory_mb:g} MiB of memory and was stopped "
+                                 "(LAKERAG_EXTRACT_MAX_MEMORY_MB)") from None
         except (EOFError, BrokenPipeError):
             code = self._kill()
             raise WorkerDied(f"killed its worker process after {time.monotonic() - started:.1f} s (out of memory, "
@@ -141,6 +173,20 @@ class Watchdog:
             return value
         exc, remote = value
         raise exc from (RemoteTraceback(remote) if remote else None)
+
+    def _wait(self, worker: _Worker, started: float) -> Any:
+        """The call's result; TimeoutError past the bound, MemoryError past the memory bound."""
+        if not self.memory_mb:
+            return worker.receive(self.seconds)
+        while True:
+            left = self.seconds - (time.monotonic() - started)
+            if left <= 0:
+                raise TimeoutError
+            try:
+                return worker.receive(min(POLL, left))
+            except TimeoutError:
+                if resident_mb(worker.process.pid) > self.memory_mb:
+                    raise MemoryError from None
 
     def _worker(self) -> _Worker:
         if self._current is None:
@@ -158,15 +204,15 @@ class Watchdog:
             worker.stop()
 
 
-_SHARED: dict[float, Watchdog] = {}
+_SHARED: dict[tuple[float, float], Watchdog] = {}
 
 
-def shared(seconds: float) -> Watchdog:
+def shared(seconds: float, memory_mb: float = 0) -> Watchdog:
     """The process's watchdog for a bound, reused across batches and runs (a worker costs a second or two to
     start: it imports the extraction libraries again); closed when the process exits."""
     if not _SHARED:
         atexit.register(_close_shared)
-    return _SHARED.setdefault(seconds, Watchdog(seconds))
+    return _SHARED.setdefault((seconds, memory_mb), Watchdog(seconds, memory_mb))
 
 
 def _close_shared() -> None:

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from transforms.watchdog import Overrun, Watchdog, WorkerDied
+from transforms.watchdog import MemoryExceeded, Overrun, Watchdog, WorkerDied
 
 
 def _kill_self() -> None:
@@ -30,6 +30,27 @@ def test_a_call_that_kills_its_worker_is_reported_and_survived():
         with pytest.raises(WorkerDied):
             watchdog.run(_kill_self)
         assert watchdog.run(operator.mul, 6, 7) == 42
+
+
+def _hog(megabytes: int) -> int:
+    held = b"x" * (megabytes * 2**20)  # written, so resident (a bomb a parser inflates within the size limits)
+    time.sleep(30)
+    return len(held)
+
+
+def test_a_call_past_the_memory_bound_is_stopped_and_the_next_call_works():
+    with Watchdog(60.0, memory_mb=400) as watchdog:
+        started = time.monotonic()
+        with pytest.raises(MemoryExceeded, match="more than 400 MiB"):
+            watchdog.run(_hog, 900)
+        assert time.monotonic() - started < 25  # stopped on the way, not at the 30 s sleep's end
+        assert watchdog.run(operator.add, 2, 3) == 5
+    with Watchdog(60.0, memory_mb=2000) as roomy:  # under the bound: the call completes
+        assert roomy.run(_hog_briefly, 100) == 100 * 2**20
+
+
+def _hog_briefly(megabytes: int) -> int:
+    return len(b"x" * (megabytes * 2**20))
 
 
 def test_zero_means_in_process():

@@ -19,7 +19,7 @@ from lakehouse.storage import read_json, write_json, write_table
 from transforms.progress import report
 from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
-from transforms.watchdog import Overrun, Watchdog, WorkerDied, WorkerUnavailable, shared
+from transforms.watchdog import MemoryExceeded, Overrun, Watchdog, WorkerDied, WorkerUnavailable, shared
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,8 @@ def _extracted_row(digest: str, relpath: str, blob: Path, detected: str, setting
 def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     """Extract each hash of the batch; quarantine failures (one bad file never stops the run)."""
     record, started, paths = StageRecord("extract", part=str(batch)), time.perf_counter(), ctx.paths
-    _extract_batch(ctx, batch or 0, shared(ctx.settings.extraction.extract_timeout), record)
+    bounds = ctx.settings.extraction
+    _extract_batch(ctx, batch or 0, shared(bounds.extract_timeout, bounds.extract_max_memory_mb), record)
     record.seconds = time.perf_counter() - started
     record.save(paths, ctx.run_id)
     return record
@@ -72,9 +73,9 @@ def _extract_batch(ctx: RunContext, batch: int, watchdog: Watchdog, record: Stag
         try:
             data = watchdog.run(_extracted_row, digest, row[s.PATH], paths.blob(digest), row["detected_type"],
                                 ctx.settings)
-        except (Overrun, WorkerDied) as exc:
-            _save_failure(ctx, digest, row[s.PATH], "extract", f"extraction {exc} (LAKERAG_EXTRACT_TIMEOUT)",
-                          record)
+        except (Overrun, WorkerDied, MemoryExceeded) as exc:
+            setting = " (LAKERAG_EXTRACT_TIMEOUT)" if isinstance(exc, Overrun) else ""
+            _save_failure(ctx, digest, row[s.PATH], "extract", f"extraction {exc}{setting}", record)
             continue
         except WorkerUnavailable:  # this machine's problem, not the document's: the task fails, nothing is cached
             raise
