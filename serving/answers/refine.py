@@ -45,7 +45,7 @@ LABELS = {
     "en": {"current": "Current version ({title}):", "superseded": "Superseded version ({title}), no longer in force:"},
 }
 # the rule families of the composer, each switchable for the ablation on the test split and its rewordings
-# (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0011)
+# (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0013)
 FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason")
 ENABLED: set[str] = set(FAMILIES)
 

@@ -47,7 +47,7 @@ NUMBER_BONUS = 0.1  # a part that asks for no kind of value: an answer usually s
 KIND_BONUS = 0.3  # a sentence that holds a value of the kind asked for (and the penalty when it holds none)
 MIN_SIMILAR = 0.6  # a sentence in another language is a candidate when this similar to the part (scaled)
 # the rule families of the parts answer, each switchable for the ablation on the test split and its rewordings
-# (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0011)
+# (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0013)
 FAMILIES = ("part_kinds", "across", "trim")
 ENABLED: set[str] = set(FAMILIES)
 
