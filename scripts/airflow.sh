@@ -23,25 +23,37 @@ export AIRFLOW__CORE__EXECUTION_API_SERVER_URL=${AIRFLOW__CORE__EXECUTION_API_SE
 
 groups=()
 
+signal_all() {  # each started group, and every process of its session (a task process in a group of its own)
+    for g in "${groups[@]}"; do
+        kill "-$1" -- "-$g" 2>/dev/null
+        command -v pkill >/dev/null && pkill "-$1" -s "$g" 2>/dev/null
+    done
+}
+
+any_alive() {
+    for g in "${groups[@]}"; do
+        kill -0 -- "-$g" 2>/dev/null && return 0
+        command -v pgrep >/dev/null && pgrep -s "$g" >/dev/null 2>&1 && return 0
+    done
+    return 1
+}
+
 stop() {
     trap - INT TERM EXIT
     echo "airflow: stopping ${#groups[@]} process groups" >&2
-    for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null; done
+    signal_all TERM
     local deadline=$((SECONDS + STOP_TIMEOUT))
-    while ((SECONDS < deadline)); do
-        local alive=0
-        for g in "${groups[@]}"; do kill -0 -- "-$g" 2>/dev/null && alive=1; done
-        ((alive)) || break
+    while ((SECONDS < deadline)) && any_alive; do
         sleep 0.5
     done
-    for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done
+    signal_all KILL
     exit "${1:-0}"
 }
 trap 'stop 130' INT
 trap 'stop 143' TERM
 trap 'stop $?' EXIT
 
-start() {  # setsid: a process group of its own, killed as a whole (children included)
+start() {  # setsid: a session and process group of its own, killed as a whole (children included)
     setsid "$AIRFLOW" "$@" &
     groups+=($!)
     echo "airflow: group $! ($1)" >&2
