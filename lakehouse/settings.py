@@ -204,6 +204,9 @@ class AnswersSettings(BaseSettings):
         "ranked by the fitted grading score, each part of the question covered), 'rules' (the corrective "
         "composer and the modes' own answers) or 'context' (no text, the usable evidence cited). With an LLM "
         "configured and generate=true, the model writes it and this one is the fallback."))
+    near_miss_refusal: bool = Field(True, description=(
+        "Refuse, naming the documents on the topic, when the usable evidence leaves much of the question uncovered "
+        "(serving.answers.synthesis.refusal; threshold fitted on the dev split). False: compose from it anyway."))
 
 
 class OrchestrationSettings(BaseSettings):

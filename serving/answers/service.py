@@ -54,8 +54,9 @@ class AnswerService:
                  correct_at: float = grading.CORRECT_AT, grade_with_llm: bool = True,
                  synthesizer: str | None = None) -> None:
         self.holder = holder
-        configured = holder.settings.answers.synthesizer if isinstance(holder, SnapshotHolder) else None
-        self.synthesizer = synthesis.build(synthesizer or configured or synthesis.DEFAULT)
+        answers = holder.settings.answers if isinstance(holder, SnapshotHolder) else None
+        self.synthesizer = synthesis.build(synthesizer or (answers and answers.synthesizer) or synthesis.DEFAULT,
+                                           near_miss=answers.near_miss_refusal if answers else True)
         self.min_relevance = min_relevance
         self.conversations = conversations or Conversations()
         self.rewrite_with_llm = rewrite_with_llm
@@ -87,8 +88,12 @@ class AnswerService:
         if followup.filters is not req.filters:
             req = msgspec.structs.replace(req, filters=followup.filters)
         mode, cq = req.mode, None
-        if mode == "auto":
-            mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine))
+        t = time.perf_counter()
+        vector = engine.embed(question) if engine.embedder is not None and mode != "catalog" else None
+        embed_ms = _ms(t)
+        if mode == "auto":  # the router's dense head reads the same embedding retrieval uses
+            model_id = engine.embedder.model_id if engine.embedder is not None else None
+            mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine), vector, model_id)
         elif mode == "catalog":
             cq = catalog_query(question, *self.catalog_names(engine))
             if cq is None:
@@ -104,9 +109,6 @@ class AnswerService:
                 draft.text = mention_filters(draft.text, cq, language)
             return Prepared(engine, question, language, mode, req, caller, started, listed,
                             catalog=(cq, items, total), draft=draft, followup=followup)
-        t = time.perf_counter()
-        vector = engine.embed(question) if engine.embedder is not None else None
-        embed_ms = _ms(t)
         try:
             retrieved = modes.retrieve(mode, modes.ModeRequest(engine, question, caller.effective, req.filters,
                                                                req.top_k, req.community_level, vector))

@@ -27,14 +27,14 @@ __all__ = ["DEFAULT", "NAMES", "Chain", "ContextOnly", "Corrective", "Generated"
            "NearMiss", "Selector", "Synthesizer", "build", "rules"]
 
 
-def build(name: str) -> Synthesizer:
-    """The synthesizer a setting names (``NAMES``)."""
+def build(name: str, near_miss: bool = True) -> Synthesizer:
+    """The synthesizer a setting names (``NAMES``); ``near_miss``: behind the near-miss refusal."""
     if name == "selector":  # a mode's own answer checks each part itself; the near-miss check guards the rest
         selector = Selector()
-        return Chain((ModeAnswer(selector), Guarded(selector)), "selector")
+        return Chain((ModeAnswer(selector), Guarded(selector) if near_miss else selector), "selector")
     if name == "rules":
         corrective = Corrective()
-        return Chain((ModeAnswer(corrective), Guarded(corrective)), "rules")
+        return Chain((ModeAnswer(corrective), Guarded(corrective) if near_miss else corrective), "rules")
     if name == "context":
         return ContextOnly()
     raise ValueError(f"unknown synthesizer {name!r}; one of {', '.join(NAMES)}")
