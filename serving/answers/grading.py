@@ -40,6 +40,7 @@ from serving.answers.engine import Engine
 from serving.answers.modes import Retrieved
 from serving.answers.prompt import Source
 from serving.answers.relevance import terms
+from serving.answers.semantic import FITTED as semantic_fitted_models
 from serving.answers.semantic import level, median_cosine, unit_similarities
 from serving.answers.sentences import split_units
 from serving.answers.slots import CONTEXT
@@ -50,6 +51,9 @@ CORRECT, AMBIGUOUS, INCORRECT = "correct", "ambiguous", "incorrect"
 CORRECT_AT = 0.52
 AMBIGUOUS_AT = 0.52  # the API's ``min_relevance``: no item at or above it means the refusal
 # fitted on the dev split (100 questions, 272 rewordings; 2,512 retrieved chunks, e5-small): benchmarks/grading_fit.py
+# for encoders other than the fitted one: the earlier fit, on wordllama vectors and without the sentence feature
+# (commit 17f198d, benchmarks/grading_fit.py then); the semantic and contrast features weigh nothing there
+LEXICAL_WEIGHTS = {"coverage": 1.091, "strip": 1.312, "dense": 0.559, "kind": -0.069, "bias": -1.214}
 WEIGHTS = {"coverage": 1.133, "strip": 1.046, "dense": 0.325, "kind": 0.216, "semantic": 0.963, "contrast": 0.485,
            "bias": -1.891}
 PREFIX_MIN = 5
@@ -140,9 +144,17 @@ class Question:
                    vector, ask.terms, ask.asks > 1 or _BOTH.search(text) is not None, covers=covers)
 
 
-def _logistic(features: dict[str, float]) -> float:
-    z = WEIGHTS["bias"] + sum(WEIGHTS[k] * v for k, v in features.items())
+def _logistic(features: dict[str, float], weights: dict[str, float] | None = None) -> float:
+    weights = weights or WEIGHTS
+    z = weights["bias"] + sum(weights.get(k, 0.0) * v for k, v in features.items())
     return 1 / (1 + math.exp(-z))
+
+
+def weights_for(engine: Engine) -> dict[str, float]:
+    """The grade's weights for the snapshot's encoder: ``WEIGHTS`` for the encoder they were fitted with (its
+    sentence similarities on the scale ``semantic.BASE`` reads), ``LEXICAL_WEIGHTS`` for any other."""
+    embedder = getattr(engine, "embedder", None)  # an engine without an encoder (BM25 only, a test's stand-in)
+    return WEIGHTS if embedder is not None and embedder.model_id.startswith(semantic_fitted_models) else LEXICAL_WEIGHTS
 
 
 @lru_cache(maxsize=50_000)
@@ -240,11 +252,11 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
 def grade(q: Question, text: str, context: str, dense: float | None, rerank: float | None = None,
           flagged: tuple[str, ...] = (), correct_at: float = CORRECT_AT,
           ambiguous_at: float = AMBIGUOUS_AT, sims: dict[str, float] | None = None,
-          median: float | None = None) -> Grade:
+          median: float | None = None, weights: dict[str, float] | None = None) -> Grade:
     """The grade of one chunk (``text`` read with its title and section, ``context``; ``sims``: the question's
-    cosine to its units)."""
+    cosine to its units; ``weights``: ``WEIGHTS`` unless given)."""
     measured, strips, missing, dropped = features(q, text, context, dense, flagged, sims, median)
-    score = _logistic(measured)
+    score = _logistic(measured, weights)
     if rerank is not None and rerank == rerank:
         score = (score + 1 / (1 + math.exp(-rerank))) / 2
     absent = [c for c in q.codes if c not in terms(f"{text} {context}", q.language)]
@@ -284,7 +296,7 @@ def grade_item(engine: Engine, q: Question, item: EvidenceItem, source: Source |
     scores = item.extra.get("scores")
     rerank = scores.get("rerank") if isinstance(scores, dict) else None
     g = grade(q, item.text, f"{item.title or ''} {item.section or ''}", dense, rerank, flagged, correct_at,
-              ambiguous_at, sims, median)
+              ambiguous_at, sims, median, weights_for(engine))
     item.grade, item.grade_reason = g.grade, g.reason  # type: ignore[assignment]
     if source is not None:
         source.grade, source.flagged = g.grade, tuple(flagged)

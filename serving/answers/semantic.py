@@ -31,6 +31,8 @@ UNITS_PER_CHUNK = 12
 CACHE_SIZE = 50_000
 # e5 scores unrelated texts near 0.73 (docs: ENVIRONMENT.md): a similarity is read as its height above this
 BASE = 0.7
+# the encoder BASE and grading's WEIGHTS were fitted with; with another, grading uses its LEXICAL_WEIGHTS
+FITTED = ("multilingual-e5-small-q4-",)
 _MIN_WORDS = 3  # a heading-like fragment ("6.1", "Anexo I") says nothing to compare
 
 _cache: OrderedDict[tuple[str, bytes], np.ndarray] = OrderedDict()
@@ -68,9 +70,9 @@ def _encoded(embedder: Embedder, texts: list[str]) -> np.ndarray:
 def unit_similarities(embedder: Embedder | None, vector: np.ndarray | None,
                       items: Sequence[EvidenceItem]) -> dict[str, dict[str, float]]:
     """Chunk id -> {unit text -> cosine to the question} for the first ``TOP_CHUNKS`` chunk items; empty
-    without an encoder or a question vector."""
+    without an encoder or a question vector, or with an encoder the feature was not fitted for (``FITTED``)."""
     chunks = [i for i in items if i.kind == "chunk"][:TOP_CHUNKS]
-    if embedder is None or vector is None or not chunks:
+    if embedder is None or vector is None or not chunks or not embedder.model_id.startswith(FITTED):
         return {}
     owners: list[tuple[str, str]] = []
     texts: list[str] = []

@@ -8,6 +8,7 @@ scheduler is (its main module is the `airflow` command, its environment has no m
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -119,9 +120,18 @@ def _stop(airflow: subprocess.Popen, airflow_home: Path) -> list[int]:
     deadline = time.monotonic() + 30
     while (left := _started_here(airflow_home)) and time.monotonic() < deadline:
         time.sleep(0.5)
+    named = [f"{pid} {_cmdline(pid)}" for pid in left]
     for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    return left
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return named
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:160]
+    except OSError:
+        return "?"
 
 
 def test_unpaused_chain_publishes_every_document_and_hides_the_restricted_one(tmp_path: Path) -> None:

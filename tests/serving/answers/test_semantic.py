@@ -33,7 +33,7 @@ def test_an_english_question_is_answered_by_the_portuguese_unit_that_means_it():
 
 
 class _Counting:
-    model_id = "test-encoder"
+    model_id = f"{semantic.FITTED[0]}test"  # the encoder the feature's scale and weights were fitted with
     dim = 3
 
     def __init__(self) -> None:
@@ -57,6 +57,9 @@ def test_units_are_encoded_in_one_batch_once_and_only_for_the_first_chunks():
     again = unit_similarities(encoder, np.array([1.0, 0.0, 0.0]), items)
     assert again == first and len(encoder.batches) == 1  # every unit came from the cache
     assert unit_similarities(None, np.array([1.0, 0.0, 0.0]), items) == {}
+    other = _Counting()
+    other.model_id = "wordllama-256"  # cosines on another scale: the feature is not computed for it
+    assert unit_similarities(other, np.array([1.0, 0.0, 0.0]), items) == {} and not other.batches
 
 
 def test_a_unit_standing_above_the_questions_other_units_gives_its_chunk_contrast():
