@@ -65,8 +65,10 @@ def test_dags_unpause_after_the_api_answers_and_a_signal_stops_everything(tmp_pa
     env = {**os.environ, "AIRFLOW": str(stub), "PYTHON": sys.executable, "STUB_LOG": str(log),
            "AIRFLOW_PORT": str(_free_port()), "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
            "AIRFLOW_STOP_TIMEOUT": "5"}
+    # SIGINT as a terminal delivers it: a shell started with SIGINT ignored (a background job) cannot trap it
     script = subprocess.Popen(["bash", str(REPO / "scripts" / "airflow.sh")], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert script.stdout is not None
     lines = []
     for line in script.stdout:

@@ -142,8 +142,11 @@ def test_unpaused_chain_publishes_every_document_and_hides_the_restricted_one(tm
     env = _environment(tmp_path, source, questions, _free_port())
     log = tmp_path / "airflow.log"
     with log.open("w") as out:  # its own session: the test's SIGINT reaches the script alone
+        # SIGINT as a terminal delivers it: a shell started with SIGINT ignored (a job run in the background, as
+        # CI may run this suite) cannot trap it, so the child starts with the default disposition
         airflow = subprocess.Popen(["bash", "scripts/airflow.sh"], cwd=REPO, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+                                   stderr=subprocess.STDOUT, start_new_session=True,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     paths = LakePaths(tmp_path / "home")
     try:
         snapshot_id = _published(paths, airflow, time.monotonic() + CHAIN_TIMEOUT)
