@@ -255,11 +255,10 @@ def test_the_run_record_lists_group_changes_hard_links_and_hidden_files(tmp_path
     run_index(settings)
     sidecar.unlink()  # the widening: diretoria -> legal
     os.link(contract, source / "copia.md")
-    run_index(settings)
-    paths = LakePaths(settings.home)
-    last = sorted(p for p in paths.runs.iterdir() if p.is_dir())[-1]
-    record = json.loads((last / "run.json").read_text(encoding="utf-8"))
-    lines = "\n".join(record["errors"])
+    record = run_index(settings)  # two runs may start within one second: read this one's record, not the newest name
+    saved = json.loads((LakePaths(settings.home).run_dir(record.run_id) / "run.json").read_text(encoding="utf-8"))
+    lines = "\n".join(saved["errors"])
+    assert saved["errors"] == record.errors
     assert "Contratos/ct.md: access groups changed from [diretoria] to [legal]" in lines
     assert "copia.md: 2 hard links" in lines and "Contratos/ct.md: 2 hard links" in lines
     assert "1 hidden files or folders skipped" in lines and ".oculto.md" in lines and ".lakerag.yaml" not in lines
