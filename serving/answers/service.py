@@ -36,12 +36,11 @@ from serving.answers.types import (
     SectionRef,
     Turn,
 )
-from serving.answers.wording import language_of
+from serving.answers.wording import injection_warnings, language_of
 from serving.graph.errors import GraphNotReady, GraphSearchError
 from serving.search.retriever import RetrievalConfig, SearchError
 
 DEFAULT_MIN_RELEVANCE = grading.AMBIGUOUS_AT
-INJECTION_WARNING = "source [{n}] ({title}) contains instructions addressed to an assistant; they were ignored"
 
 
 def _ms(started: float) -> float:
@@ -138,7 +137,6 @@ class AnswerService:
         if missing:
             retrieved.warnings.append(
                 f"no readable document contains {', '.join(m if m[:1].isupper() else m.upper() for m in missing)}")
-        retrieved.warnings += [INJECTION_WARNING.format(n=s.n, title=s.title) for s in retrieved.sources if s.flagged]
         below = all(g.grade == grading.INCORRECT for g in grades.values()) and mode != "global"
         if self.grade_with_llm and engine.generator is not None and req.generate and not (below or missing):
             t = time.perf_counter()
@@ -176,6 +174,9 @@ class AnswerService:
                           document_id=e.document_id, title=e.title, section=e.section, pages=e.pages, path=e.path,
                           doc_type=e.doc_type, metadata=e.metadata)
                  for n in draft.cited if (e := by_n.get(n)) is not None]
+        flagged = {s.n: s.title for s in retrieved.sources if s.flagged}  # named only when cited (listed)
+        listed = sorted((c.n, flagged[c.n]) for c in cites if c.n in flagged)
+        injected = injection_warnings(listed, len(flagged) - len(listed), state.language)
         timings = dict(retrieved.timings)
         timings["total_ms"] = _ms(state.started)
         followup, conversation_id = state.followup, None
@@ -191,7 +192,8 @@ class AnswerService:
                       suggestions=compose.suggestions(engine, retrieved) if status == "not_found" else [],
                       filters=req.filters, generator=draft.generator, relevance=state.relevance,
                       timings=timings, snapshot_id=engine.snapshot_id,
-                      warnings=[*retrieved.warnings, *draft.warnings, *(followup.warnings if followup else [])],
+                      warnings=[*retrieved.warnings, *injected, *draft.warnings,
+                                *(followup.warnings if followup else [])],
                       rewritten_question=followup.question if followup and followup.rewritten else None,
                       conversation_id=conversation_id, trace=retrieved.trace)
 

@@ -27,6 +27,28 @@ META = {
            "doc_type": "type", "section": "section", "pages": "pages"},
 }
 
+INJECTION = {  # a flagged source listed with the answer is named; the others, not in its sources, are counted
+    "pt": {"listed": "a fonte [{n}] ({title}) contém instruções dirigidas a um assistente; elas foram ignoradas",
+           "one": "um trecho consultado e não listado nas fontes continha instruções dirigidas a um assistente; "
+                  "elas foram ignoradas",
+           "many": "{count} trechos consultados e não listados nas fontes continham instruções dirigidas a um "
+                   "assistente; elas foram ignoradas"},
+    "en": {"listed": "source [{n}] ({title}) contains instructions addressed to an assistant; they were ignored",
+           "one": "a passage read but not listed among the sources contained instructions addressed to an "
+                  "assistant; they were ignored",
+           "many": "{count} passages read but not listed among the sources contained instructions addressed to an "
+                   "assistant; they were ignored"},
+}
+
+
+def injection_warnings(listed: list[tuple[int, str]], unlisted: int, language: str) -> list[str]:
+    """Warnings for flagged sources: ``listed`` (number, title) as cited with the answer, ``unlisted`` counted."""
+    texts = INJECTION.get(language, INJECTION["pt"])
+    out = [texts["listed"].format(n=n, title=title) for n, title in listed]
+    if unlisted:
+        out.append(texts["one"] if unlisted == 1 else texts["many"].format(count=unlisted))
+    return out
+
 
 def language_of(question: str) -> str:
     return written_out(question)[1]  # "pra", "vc" and "qto" are Portuguese

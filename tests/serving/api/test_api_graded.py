@@ -53,7 +53,9 @@ def test_readme_example_answers_from_the_current_policy_names_the_superseded_one
     assert first.startswith("Versão vigente (Política de Reembolso de Despesas de Viagem v3)")
     assert second.startswith("Versão substituída (Política de Reembolso de Despesas de Viagem v2), não mais válida")
     assert second.endswith("]") and "30" not in second  # named and cited, its old rule not restated
-    assert any("instructions addressed to an assistant" in w and "FAQ" in w for w in body["warnings"])
+    # the FAQ's planted instruction is warned of in the answer's language, counted but not named (not cited)
+    assert any(w.startswith("um trecho consultado e não listado nas fontes") for w in body["warnings"])
+    assert not any("FAQ" in w for w in body["warnings"])
     graded = [e for e in body["evidence"] if e["kind"] == "chunk"]
     assert graded and all(e["grade"] in ("correct", "ambiguous", "incorrect") and e["grade_reason"] for e in graded)
     line = _log_lines(api, {"question": README, "mode": "basic"}, "req-graded")[0]

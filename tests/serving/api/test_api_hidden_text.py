@@ -39,4 +39,7 @@ def test_a_hidden_instruction_is_flagged_with_its_chunk_and_never_answers(tmp_pa
         body = api.client.post("/v1/query", json={"question": question, "mode": "basic"}).json()
     assert body["status"] == "answered" and "15 dias corridos" in body["answer"]
     assert "90 dias" not in body["answer"] and HIDDEN_MARK not in body["answer"]
-    assert any("instructions addressed to an assistant" in w for w in body["warnings"])
+    # the hidden text is kept apart, at the end of the page (the "Responsáveis" passage, not cited): the
+    # warning (in the question's language) counts it without naming a source the answer does not list
+    assert "um trecho consultado e não listado nas fontes continha instruções dirigidas a um assistente; elas " \
+        "foram ignoradas" in body["warnings"]
