@@ -7,6 +7,8 @@ const BANNER = {
   not_found: "Nenhum documento disponível responde a esta pergunta.",
 };
 const GRADE = { correct: "correta", ambiguous: "ambígua", incorrect: "incorreta" };
+const CITED = "citada";  // a cited passage graded incorrect for the question: the answer used it all the same
+const SEARCH_DELAY_MS = 300;  // the catalog search waits for a pause in typing
 const REVIEW = { ok: "em dia", due_soon: "vence em breve", overdue: "vencida", unknown: "sem data" };
 let evidenceByN = new Map();
 let conversation = { id: null, last: null };  // the server keeps the turns; the page shows the earlier ones
@@ -51,15 +53,25 @@ function renderAnswer(text) {
   }
 }
 
+// Only cited passages are shown, so a chip never calls one "incorreta": the answer relies on it (an agentic
+// comparison cites the policy's requirement, which need not mention the contract the question names).
 function gradeBadge(item) {
   if (!item || !item.grade) return null;
-  const badge = el("span", GRADE[item.grade] || item.grade, `grade ${item.grade}`);
-  if (item.grade_reason) badge.title = item.grade_reason;
+  const grade = item.grade === "incorrect" ? "cited" : item.grade;
+  const badge = el("span", grade === "cited" ? CITED : GRADE[grade] || grade, `grade ${grade}`);
+  badge.title = grade === "cited" ? "usada pela resposta" : item.grade_reason || "";
   return badge;
+}
+
+function version(item) {
+  const v = item.metadata && item.metadata.version;
+  if (!v) return null;
+  return /^\d/.test(v) ? `versão ${v}` : v;
 }
 
 function describe(item) {
   const bits = [item.title || item.id];
+  if (version(item)) bits.push(version(item));
   if (item.section) bits.push(item.section);
   if (item.pages && item.pages.length) bits.push(`p. ${item.pages.join(", ")}`);
   const meta = item.metadata || {};
@@ -85,13 +97,14 @@ function renderResult(data) {
   $("answer-rewritten").textContent = data.rewritten_question ? `pergunta entendida: ${data.rewritten_question}` : "";
   const list = $("citations");
   list.replaceChildren();
-  for (const c of data.citations) {
+  for (const c of [...data.citations].sort((a, b) => a.n - b.n)) {  // [1], [2], ... as the answer numbers them
     const li = el("li");
-    li.value = c.n;
+    li.dataset.n = String(c.n);
     li.appendChild(citeLink(c.n));
-    li.appendChild(document.createTextNode(" " + describe(c)));
+    li.appendChild(el("span", " " + describe(c), "source"));
     const badge = gradeBadge(evidenceByN.get(c.n));
     if (badge) li.appendChild(badge);
+    if (c.path) li.appendChild(el("span", c.path, "path"));  // two versions of a document differ here
     list.appendChild(li);
   }
   $("citations-title").hidden = data.citations.length === 0;
@@ -109,16 +122,31 @@ function renderResult(data) {
   }
 }
 
+// The drawer sits outside both views, so it shows over either; focus moves into it and back to the opener.
+let passageOpener = null;
+function showPassage() {
+  if ($("passage").hidden) passageOpener = document.activeElement;
+  $("passage").hidden = false;
+  $("passage-close").focus();
+}
+
+function closePassage(restoreFocus = true) {
+  if ($("passage").hidden) return;
+  $("passage").hidden = true;
+  if (restoreFocus && passageOpener && passageOpener.isConnected) passageOpener.focus();
+  passageOpener = null;
+}
+
 async function openCitation(n) {
   const item = evidenceByN.get(n);
   if (!item) return;
-  $("passage").hidden = false;
+  showPassage();
   $("passage-title").textContent = `[${n}] ${item.title || item.id}`;
-  $("passage-meta").textContent = [item.path, item.section].filter(Boolean).join(" — ");
+  $("passage-meta").textContent = [version(item), item.path, item.section].filter(Boolean).join(" — ");
   $("passage-image").hidden = true;
   $("passage-grade").replaceChildren();
   const badge = gradeBadge(item);
-  if (badge) $("passage-grade").append(badge, document.createTextNode(" " + (item.grade_reason || "")));
+  if (badge) $("passage-grade").append(badge, document.createTextNode(" " + badge.title));
   if (item.kind === "page" && item.document_id && item.pages && item.pages.length) {
     $("passage-text").textContent = item.text;
     await showPageImage(item.document_id, item.pages[0]);
@@ -150,7 +178,7 @@ async function showPageImage(documentId, page) {
 }
 
 async function openDocument(documentId) {
-  $("passage").hidden = false;
+  showPassage();
   $("passage-title").textContent = "…";
   $("passage-meta").textContent = "";
   $("passage-grade").replaceChildren();
@@ -187,9 +215,15 @@ $("ask-form").addEventListener("submit", async (event) => {
   }
 });
 
-$("catalog-form").addEventListener("submit", async (event) => {
-  event.preventDefault();
+let catalogSeq = 0;  // only the latest listing is shown (an earlier, slower answer is dropped)
+let searchTimer = null;
+
+async function listCatalog() {
+  clearTimeout(searchTimer);
+  const seq = ++catalogSeq;
   const params = new URLSearchParams();
+  const q = $("cat-q").value.trim();
+  if (q) params.set("q", q);
   if ($("cat-due").value !== "") params.set("due_within_days", $("cat-due").value);
   if ($("cat-outdated").checked) params.set("outdated", "true");
   if ($("cat-department").value.trim()) params.append("department", $("cat-department").value.trim());
@@ -197,7 +231,8 @@ $("catalog-form").addEventListener("submit", async (event) => {
   if ($("cat-asof").value) params.set("as_of", $("cat-asof").value);
   try {
     const page = await api(`/v1/catalog?${params}`);
-    $("catalog-total").textContent = `${page.total} documento(s) em ${page.as_of}`;
+    if (seq !== catalogSeq) return;
+    $("catalog-total").textContent = `${page.total} documento(s)${q ? ` para “${q}”` : ""} em ${page.as_of}`;
     const body = $("catalog-table").querySelector("tbody");
     body.replaceChildren();
     for (const item of page.items) {
@@ -212,7 +247,13 @@ $("catalog-form").addEventListener("submit", async (event) => {
                        REVIEW[item.review_status] || item.review_status]) tr.appendChild(el("td", v || "-"));
       body.appendChild(tr);
     }
-  } catch (err) { $("catalog-total").textContent = err.message; }
+  } catch (err) { if (seq === catalogSeq) $("catalog-total").textContent = err.message; }
+}
+
+$("catalog-form").addEventListener("submit", (event) => { event.preventDefault(); listCatalog(); });
+$("cat-q").addEventListener("input", () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(listCatalog, SEARCH_DELAY_MS);
 });
 
 for (const tab of document.querySelectorAll(".tab")) {
@@ -220,9 +261,11 @@ for (const tab of document.querySelectorAll(".tab")) {
     for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t === tab);
     $("view-ask").hidden = tab.dataset.view !== "ask";
     $("view-catalog").hidden = tab.dataset.view !== "catalog";
+    closePassage(false);
   });
 }
-$("passage-close").addEventListener("click", () => { $("passage").hidden = true; });
+$("passage-close").addEventListener("click", () => closePassage());
+document.addEventListener("keydown", (event) => { if (event.key === "Escape") closePassage(); });
 function newConversation() {
   conversation = { id: null, last: null };
   $("thread").replaceChildren();
