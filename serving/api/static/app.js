@@ -187,7 +187,7 @@ async function openDocument(documentId) {
     const doc = await api(`/v1/documents/${encodeURIComponent(documentId)}/sections`);
     const head = await api(`/v1/documents/${encodeURIComponent(documentId)}`);
     $("passage-title").textContent = head.title;
-    $("passage-meta").textContent = head.path;
+    $("passage-meta").textContent = [version(head), head.path].filter(Boolean).join(" — ");
     $("passage-text").replaceChildren(...doc.sections.map((s) => renderMarkdown(s.text)));
   } catch (err) { $("passage-text").textContent = String(err.message); }
 }
