@@ -1,7 +1,8 @@
 """Per-language question lexicons, as data (``pt.yaml``, ``en.yaml``): the abbreviations employees type
 ("pra", "qto", "vc"; "u", "pls") written out, and the filler words a question carries without content
 ("leva", "tenho", "me diz"; "tell", "need"), the words that ask a kind of fact ("prazo", "how much"), ask
-for a procedure ("o que devo") or open an ask ("qual", "which"). Only questions are read through them;
+for a procedure ("o que devo") or open an ask ("qual", "which"), and the words the language capitalises that are
+no proper names ("August", "Monday"). Only questions are read through them;
 documents are analysed as written.
 """
 
@@ -25,6 +26,7 @@ class Lexicon:
     asks: dict[str, tuple[str, ...]]  # kind of fact -> folded phrases asking it, in the order kinds are tried
     procedure: tuple[str, ...]  # folded phrases asking what to do
     asking: tuple[str, ...]  # folded words opening an ask
+    capitals: frozenset[str] = frozenset()  # folded words the language capitalises that name nothing (months)
 
 
 @cache
@@ -47,7 +49,8 @@ def lexicon(language: str) -> Lexicon:
         return tuple(fold(str(v).lower()) for v in values)
     return Lexicon({fold(str(k).lower()): fold(str(v).lower()) for k, v in abbreviations.items()},
                    frozenset(fold(fillers.lower()).split()), {str(k): phrases(v) for k, v in asks.items()},
-                   phrases(raw.get("procedure") or []), phrases(raw.get("asking") or []))
+                   phrases(raw.get("procedure") or []), phrases(raw.get("asking") or []),
+                   frozenset(fold(str(raw.get("capitals") or "").lower()).split()))
 
 
 @cache

@@ -33,8 +33,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from models.analysis import analyze, analyze_query, detect_language
+from models.analysis import LANGUAGES, analyze, analyze_query, detect_language
 from models.injection import overlaps
+from models.lexicon import lexicon
+from serving.answers import focus
 from serving.answers.asking import COVERS, STATES, ask_of, resolve
 from serving.answers.engine import Engine
 from serving.answers.modes import Retrieved
@@ -105,6 +107,7 @@ class Question:
     kind_terms: frozenset[str] = frozenset()  # terms of the words asking for it ("prazo"): a fact of it covers them
     parts: bool = False  # it asks more than one thing ("qual empresa ... e qual o valor")
     absent: tuple[str, ...] = ()  # question words no chunk of the corpus holds (set by the caller)
+    context: frozenset[str] = frozenset()  # terms only the situation around the ask holds (``focus``)
     covers: tuple[tuple[frozenset[str], re.Pattern], ...] = ()  # terms a strip stating the pattern covers (``COVERS``)
     resolved: dict[str, str | None] = field(default_factory=dict, compare=False)  # "kind": the quantity asked
 
@@ -132,16 +135,24 @@ class Question:
         # "na versão 2" selects a document (``versions``); it is not something a passage must contain
         named = {t for m in VERSION.finditer(text) for t in analyze(m.group(0), language)}
         weights = {t: w for t, w in weights.items() if t not in named} or weights
+        # the words that open an ask ("quanto", "quais") ask; no passage needs to hold them
+        asking = {t for w in lexicon(language).asking for t in analyze(w, language)} if language in LANGUAGES else set()
+        weights = {t: w for t, w in weights.items() if t not in asking} or weights
+        # the words of the situation around the ask weigh less than the ask's own (``focus``)
+        share = focus.factors(text, language)
+        weights = {t: w * share.get(t, 1.0) for t, w in weights.items()}
+        asked = " ".join(s for s, asks in focus.asking_segments(text, language) if asks) or text
         surface: dict[str, str] = {}
         for word in _WORD.findall(text):
             for term in analyze_query(word, language):
                 surface.setdefault(term, word)
-        ask = ask_of(text, language)
+        ask = ask_of(asked, language)
         covers = tuple((said, states) for asks, states in COVERS
-                       if (said := frozenset(t for m in asks.finditer(text) for t in analyze(m.group(0), language)
+                       if (said := frozenset(t for m in asks.finditer(asked) for t in analyze(m.group(0), language)
                                              if t in weights)))
         return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), ask.kind,
-                   vector, ask.terms, ask.asks > 1 or _BOTH.search(text) is not None, covers=covers)
+                   vector, ask.terms, ask.asks > 1 or _BOTH.search(asked) is not None, covers=covers,
+                   context=frozenset(t for t in weights if t in share))
 
 
 def _logistic(features: dict[str, float], weights: dict[str, float] | None = None) -> float:
@@ -176,6 +187,11 @@ def held_terms(q: Question, present: frozenset[str]) -> frozenset[str]:
         out.update(t for t in short if (word := _folded(q.surface.get(t, t)))[:PREFIX_MIN] in starts
                    and word.startswith(t))
     return frozenset(out)
+
+
+@lru_cache(maxsize=20_000)
+def _language(text: str) -> str:
+    return detect_language(text)
 
 
 @lru_cache(maxsize=5_000)
@@ -225,7 +241,7 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
     top = max(said_units.values(), default=None)
     # without an encoder (no unit nor chunk vector) the sentence similarity is read as its lexical counterpart
     semantic = level(top) if top is not None else level(dense) if dense is not None else best
-    across = top is not None and detect_language(text[:2000]) != q.language  # words cannot meet: the encoder does
+    across = top is not None and _language(text[:2000]) != q.language  # words cannot meet: the encoder does
     if across:
         coverage, best = max(coverage, level(top)), max(best, level(top))
     if (across or not strips) and top is not None and level(top) > 0:  # no word of the question, but the sentence that

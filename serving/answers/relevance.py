@@ -17,13 +17,39 @@ from functools import lru_cache
 
 import numpy as np
 
-from models.analysis import analyze, analyze_query
+from lakehouse.text import fold
+from models.analysis import LANGUAGES, analyze, analyze_query, detect_language
+from models.lexicon import lexicon
+from serving.answers.focus import asking_segments
 from serving.search.index import SearchIndex
 
+LANGUAGE_SAMPLE = 2000
 CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 # a capitalised word that does not open a sentence ("Brilho", "NuvemSul"); all-capital acronyms are left out
 # (the analyser reads them unevenly: "CISO" -> "cis")
 _NAME = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![\w-])[A-ZÁÉÍÓÚÂÊÔÃÕÇ][a-záéíóúâêôãõçà]+(?:[A-Z][a-z]+)*(?![\w-])")
+
+
+def names_of(question: str, language: str) -> list[tuple[str, ...]]:
+    """The proper names of a question's ask (``focus``), adjacent capitalised words as one name ("Dr. Helena
+    Prado"), without the words its language capitalises that name nothing (the lexicon's ``capitals``:
+    "August")."""
+    common = lexicon(language).capitals if language in LANGUAGES else frozenset()
+    out: list[list[str]] = []
+    end = -2
+    # a name in the situation around the ask ("Voltei de um congresso em Recife. Qual é o prazo ...?") is no
+    # subject of the question
+    question = " ".join(s for s, asks in asking_segments(question, language) if asks) or question
+    for m in _NAME.finditer(question):
+        word = m.group(0)
+        if fold(word.lower()) in common:
+            continue
+        if out and question[end:m.start()].strip() in ("", "-"):
+            out[-1].append(word)
+        else:
+            out.append([word])
+        end = m.end()
+    return [tuple(n) for n in out]
 
 
 @lru_cache(maxsize=20_000)
@@ -37,6 +63,7 @@ class Relevance:
         self.index = index
         self.sparse = index.sparse
         self.n = max(self.sparse.matrix.shape[0], 1)
+        self._shares: dict[str, float] | None = None
 
     def df(self, term: str) -> int:
         """Chunks that hold ``term``."""
@@ -69,13 +96,36 @@ class Relevance:
         """Codes among the question's terms, and proper names of the ``question``, that no chunk the caller can
         read (``readable()``, a row mask) contains (a name as the question writes it)."""
         codes = [t for t in weights if CODE.fullmatch(t)]
-        names = {t: word for word in _NAME.findall(question) for t in analyze(word, language) if t in weights}
+        names = names_of(question, language)
         if not codes and not names:
             return []
         mask, matrix = readable(), self.sparse.matrix
-        missing = []
-        for term in [*codes, *names]:
+
+        def held(term: str) -> bool:
             column = self.sparse.vocabulary.get(term)
-            if column is None or not mask[matrix.indices[matrix.indptr[column]:matrix.indptr[column + 1]]].any():
-                missing.append(names.get(term, term))
+            if column is None:
+                return False
+            return bool(mask[matrix.indices[matrix.indptr[column]:matrix.indptr[column + 1]]].any())
+        missing = [t for t in codes if not held(t)]
+        # a name's words are read in every language the index may hold; in the language most of the documents
+        # are written in, each word of a name must be held ("Brilho Serviços"); asked in another, a name's common
+        # words are translated in the documents and one held word is enough ("Morse Fall Scale": "Escala de
+        # Morse")
+        def known(word: str) -> bool:
+            return any(held(t) for lang in LANGUAGES for t in analyze(word, lang))
+        native = self.language_share(language) >= 0.5
+        for name in names:
+            unknown = [w for w in name if not known(w)]
+            if unknown and (native or len(unknown) == len(name)):
+                missing.append(" ".join(unknown))
         return missing
+
+    def language_share(self, language: str) -> float:
+        """The share of the index's chunks written in ``language`` (read from an evenly spaced sample of at most
+        ``LANGUAGE_SAMPLE`` chunks, once)."""
+        if self._shares is None:
+            texts = self.index.texts
+            step = max(1, len(texts) // LANGUAGE_SAMPLE)
+            sample = [detect_language(texts[i][:2000]) for i in range(0, len(texts), step)]
+            self._shares = {lang: sample.count(lang) / len(sample) for lang in set(sample)} if sample else {}
+        return self._shares.get(language, 0.0)

@@ -69,3 +69,28 @@ def test_a_strip_that_introduces_a_table_is_quoted_with_its_rows(api):
     line = next(line for line in answer.answer.splitlines() if line.rstrip().endswith(":"))
     rows = answer.answer.split(line, 1)[1].splitlines()[1:]
     assert rows[0].startswith("- Ordem: 1") and any("citrato de sódio 3,2%" in r for r in rows)
+
+
+@pytest.mark.parametrize(("question", "word"), [
+    # the documents write "Escala de Quedas de Morse": one word of the name is theirs, the others are translated
+    ("From what Morse Fall Scale score is a patient considered at high risk of falling?", "Fall"),
+    # English capitalises months; "August" names nothing a Portuguese document must hold
+    ("Did the August 2025 terminal cleaning audit meet the contract target?", "August"),
+])
+def test_an_english_question_is_not_refused_for_the_translated_words_of_a_name(api, question, word):
+    answer = _ask(api, question, Caller("t", frozenset({"public", "compras", "qualidade"})))
+    assert not any(w.startswith("no readable document contains") for w in answer.warnings), answer.warnings
+    assert answer.status != "not_found" or word not in answer.answer
+
+
+def test_an_english_question_about_a_name_no_document_holds_is_still_refused(api):
+    answer = _ask(api, "What is the monthly fee paid to Limpamax Ltd for hospital cleaning?")
+    assert answer.status == "not_found" and "no readable document contains Limpamax" in answer.warnings
+
+
+def test_a_question_told_with_its_situation_is_answered_like_the_bare_question(api):
+    question = ("Voltei ontem de um congresso em Recife com a equipe da farmácia e o meu gestor pediu para eu "
+                "organizar os recibos do hotel e do táxi. Qual é o prazo para prestar contas da viagem? Não quero "
+                "perder nada.")
+    answer = _ask(api, question, Caller("t", frozenset({"public"})))
+    assert answer.status == "answered" and "10 (dez) dias úteis" in answer.answer, answer.answer

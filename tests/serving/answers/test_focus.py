@@ -1,0 +1,43 @@
+"""A question written with its situation around the ask ("Sou nova no almoxarifado ... qual é a faixa?"): the
+situation's words are not facts a passage must hold, so a passage that answers the ask is graded as it would be
+for the bare question, and the near-miss measure reads only the ask."""
+
+from __future__ import annotations
+
+from models.analysis import analyze
+from serving.answers import focus
+from serving.answers.grading import Question, grade
+
+POLICY = "Política de Reembolso de Despesas de Viagem — 6. Prestação de contas"
+RULE = ("6.1 A prestação de contas deve ser apresentada no sistema de viagens em até 10 (dez) dias úteis após o "
+        "retorno da viagem.\n\n6.3 O reembolso é creditado em até 7 dias úteis após a aprovação.")
+RAMBLING = ("Voltei ontem de um congresso em Recife com a equipe da farmácia e o meu gestor pediu para eu organizar "
+            "os recibos do hotel e do táxi. Qual é o prazo para prestar contas da viagem? Não quero perder nada.")
+
+
+def _q(text: str) -> Question:
+    return Question.of(text, "pt", {t: 1.0 for t in analyze(text, "pt")})
+
+
+def test_the_situation_and_the_ask_are_told_apart_in_both_languages():
+    segments = focus.asking_segments(RAMBLING, "pt")
+    assert [asks for _, asks in segments] == [False, True, False]
+    assert segments[1][0] == "Qual é o prazo para prestar contas da viagem?"
+    # a comma before an asking word opens the ask; "Dr." ends no sentence
+    assert focus.asking_segments("Antes de assinar o recebimento, qual é a faixa aceita?", "pt") == [
+        ("Antes de assinar o recebimento", False), ("qual é a faixa aceita?", True)]
+    assert [a for _, a in focus.asking_segments("Quais documentos a Dr. Helena aprovou?", "pt")] == [True]
+    en = focus.asking_segments("I missed the deadline to submit my report. What should I do?", "en")
+    assert [a for _, a in en] == [False, True]
+    # a keyword query or a one-sentence request asks with every word: nothing weighs less
+    assert focus.factors("prazo prestação de contas viagem", "pt") == {}
+    assert focus.factors("Me manda o prazo de prestação de contas da viagem.", "pt") == {}
+
+
+def test_a_rambling_question_is_graded_by_its_ask(monkeypatch):
+    rambling = grade(_q(RAMBLING), RULE, POLICY, dense=0.6)
+    assert rambling.strips[0].text.startswith("6.1")
+    # the situation's words are still reported as not held, but weigh a quarter of the ask's
+    assert "congresso" in rambling.missing and "prazo" not in rambling.missing
+    monkeypatch.setattr(focus, "CONTEXT_SHARE", 1.0)  # every word weighing the same: the passage scores far less
+    assert grade(_q(RAMBLING), RULE, POLICY, dense=0.6).score < rambling.score - 0.1
