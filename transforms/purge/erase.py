@@ -39,7 +39,7 @@ from lakehouse.snapshots import current_id, drop, finish_drops, list_snapshots, 
 from lakehouse.storage import read_table
 from lakehouse.sweep import mentioning_files, mentions_any, sweep
 from transforms.purge import caches
-from transforms.purge.maintenance import refuse_if_busy, republish
+from transforms.purge.maintenance import refuse_if_busy, remove_interrupted_writes, republish
 from transforms.purge.subjects import find_mentions
 
 log = logging.getLogger(__name__)
@@ -198,8 +198,10 @@ def _carry_out(settings: Settings, plan: ErasurePlan, requested_by: str, request
     everything = Matcher([*plan.needles, *plan.whole, *plan.chunks, *plan.entities, *plan.erased_hashes,
                           *plan.erased_paths])
     interrupted = finish_drops(paths)  # a crash mid-drop left erased data aside: finish it first
+    strays = remove_interrupted_writes(paths)  # and a crash mid-write, half-written files
     removed = _rewrite_tables(paths, plan, names) + _content(paths, plan, names)
     removed["interrupted_drops"] += interrupted
+    removed["interrupted_writes"] += strays
     run_id, published = republish(settings)
     dropped = [m["id"] for m in list_snapshots(paths) if m["id"] != current_id(paths)
                and mentions_any(snapshot_dir(paths, m["id"]), everything)]

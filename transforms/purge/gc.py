@@ -30,7 +30,7 @@ from lakehouse.snapshots import current_id, drop, finish_drops, list_snapshots, 
 from lakehouse.storage import read_json, read_table, write_table
 from lakehouse.sweep import sweep
 from transforms.purge import caches
-from transforms.purge.maintenance import refuse_if_busy, republish
+from transforms.purge.maintenance import refuse_if_busy, remove_interrupted_writes, republish
 
 Version = tuple[str, str | None]
 
@@ -132,6 +132,7 @@ def collect_garbage(settings: Settings, now: datetime | None = None, requested_b
     with home_lock(paths):
         refuse_if_busy(paths)
         removed["interrupted_drops"] += finish_drops(paths)  # a crash mid-drop left data aside: finish it first
+        removed["interrupted_writes"] += remove_interrupted_writes(paths)  # and a crash mid-write, half a file
         rows = retired_versions(paths, cutoff)
         rows += _interrupted_purge(paths, {(r[s.DOCUMENT_ID], r[s.CONTENT_HASH]) for r in rows})
         doomed = {(r[s.DOCUMENT_ID], r[s.CONTENT_HASH]) for r in rows}

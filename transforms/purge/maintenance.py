@@ -13,7 +13,7 @@ from lakehouse.paths import LakePaths
 from lakehouse.runs import new_run_id, unfinished_run
 from lakehouse.settings import Settings
 from lakehouse.snapshots import current_id, read_manifest, snapshot_dir
-from lakehouse.storage import read_json, write_json, write_table
+from lakehouse.storage import read_json, remove_strays, write_json, write_table
 from transforms import lifecycle, pipeline, registry
 from transforms.stages import snapshot
 from transforms.stages.context import RunContext
@@ -35,6 +35,13 @@ def discard_interrupted_maintenance(paths: LakePaths) -> int:
         shutil.rmtree(paths.run_dir(busy))
         removed += 1
     return removed
+
+
+def remove_interrupted_writes(paths: LakePaths) -> int:
+    """Temporary files and staging folders that a killed writer left in the index side's folders (tables, run
+    records, snapshots, raw bytes; the API writes none of them). The caller holds the home lock and has checked
+    that no run is in progress."""
+    return sum(remove_strays(root) for root in (paths.tables, paths.runs, paths.snapshots, paths.raw))
 
 
 def _maintenance(paths: LakePaths, run_id: str) -> bool:
