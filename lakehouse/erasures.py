@@ -106,8 +106,8 @@ class ErasureInterrupted(LakeragError):
 def refuse_if_erasing(paths: LakePaths) -> None:
     """Raise ``ErasureInterrupted`` while an interrupted erasure waits to be finished."""
     if (paths.erasures / INFLIGHT).exists():
-        raise ErasureInterrupted("an erasure was interrupted before it finished; rerun it (`lakerag erase "
-                                 "--pending` carries it out) before indexing again")
+        raise ErasureInterrupted("an erasure is running or was interrupted before it finished; let it finish, or "
+                                 "rerun it (`lakerag erase --pending` carries it out), before indexing again")
 
 
 def save_inflight(paths: LakePaths, plan: dict) -> None:
