@@ -7,6 +7,10 @@
                           the repository; without it a receipt cannot be matched against guessed names or CPFs.
     requests/<id>.json    erasures asked for through the API, waiting for the index side (``lakerag erase
                           --pending`` or the maintenance DAG), which deletes each once it is done.
+    inflight.json         the plan of the erasure being carried out, written before its first change and
+                          removed once its receipt is written: a rerun after a crash carries out the same plan
+                          (the tables it was made from are already rewritten). It holds erased content while
+                          it exists, like a queued request.
     blocked.json          salted sha256 of the content hashes that were erased ("erased": never ingested
                           again while the source still holds those bytes) or redacted ("redacted": kept as
                           redacted, never landed or extracted again)."""
@@ -22,11 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
 from lakehouse.purge import normal
 from lakehouse.storage import read_json, write_json
 
 RECEIPTS, REQUESTS, BLOCKED, SECRET = "receipts.jsonl", "requests", "blocked.json", "secret.key"
+INFLIGHT = "inflight.json"
 Kind = Literal["erased", "redacted"]
 
 
@@ -91,6 +97,32 @@ def pending_requests(paths: LakePaths) -> list[dict]:
 
 def close_request(paths: LakePaths, request_id: str) -> None:
     (paths.erasures / REQUESTS / f"{request_id}.json").unlink(missing_ok=True)
+
+
+class ErasureInterrupted(LakeragError):
+    """An erasure was interrupted: indexing now could ingest again what it had begun to erase."""
+
+
+def refuse_if_erasing(paths: LakePaths) -> None:
+    """Raise ``ErasureInterrupted`` while an interrupted erasure waits to be finished."""
+    if (paths.erasures / INFLIGHT).exists():
+        raise ErasureInterrupted("an erasure is running or was interrupted before it finished; let it finish, or "
+                                 "rerun it (`lakerag erase --pending` carries it out), before indexing again")
+
+
+def save_inflight(paths: LakePaths, plan: dict) -> None:
+    """Record the erasure about to be carried out (before its first change)."""
+    write_json(plan, paths.erasures / INFLIGHT)
+
+
+def inflight(paths: LakePaths) -> dict | None:
+    """The erasure a crash interrupted, if any."""
+    path = paths.erasures / INFLIGHT
+    return read_json(path) if path.exists() else None
+
+
+def clear_inflight(paths: LakePaths) -> None:
+    (paths.erasures / INFLIGHT).unlink(missing_ok=True)
 
 
 class Blocklist:

@@ -45,6 +45,14 @@ class IngestSettings(BaseSettings):
     max_chunk_chars: int = Field(
         8000, ge=200, description="Hard cap on a chunk's characters: a runaway line (no spaces, an endless table "
         "row) is cut here instead of becoming one huge chunk that no embedder can take.")
+    max_document_chars: int = Field(
+        5_000_000, ge=1000, description="Characters of one document's extracted text that are chunked, described "
+        "and indexed (about 1,500 pages); the rest of a longer document is left out and the run record says so, "
+        "naming the file, so one pathological file (40 MB of one word) cannot stall the stages after extraction.")
+    max_document_chunks: int = Field(
+        5000, ge=1, description="Chunks kept of one document (in document order); a document that makes more (a "
+        "huge table, a list of a million items) keeps its first ones and the run record says so, naming the file. "
+        "Bounds what every later stage (contexts, vectors, BM25, graph) does for one file.")
 
 
 class ExtractionSettings(BaseSettings):

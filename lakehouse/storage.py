@@ -32,6 +32,23 @@ def atomic_path(target: Path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
+def remove_strays(root: Path) -> int:
+    """Remove what writers killed mid-write left under ``root``: hidden ``.*.tmp`` files and folders (the
+    temporary files of ``atomic_path``, the staging folders of versioned tables and snapshots), and a folder the
+    removal leaves empty. Only for folders whose every writer holds the home lock, called under it (gc, erasure):
+    nothing can be writing them then. Returns how many were removed."""
+    found = sorted(root.rglob(".*.tmp"), key=lambda p: len(p.parts), reverse=True) if root.exists() else []
+    for stray in found:
+        if stray.is_dir() and not stray.is_symlink():
+            shutil.rmtree(stray, ignore_errors=True)
+        else:
+            stray.unlink(missing_ok=True)
+        parent = stray.parent
+        if parent != root and parent.exists() and not any(parent.iterdir()):
+            parent.rmdir()
+    return len(found)
+
+
 def write_table(table: pa.Table, target: Path) -> Path:
     with atomic_path(target) as tmp:
         pq.write_table(table, tmp, compression="zstd")

@@ -50,9 +50,11 @@ _LABEL_PREFIX = re.compile(r"^(?:context|contexto)\s*:\s*", re.IGNORECASE)
 
 
 def rules_context(
-    title: str, heading_path: list[str], markdown: str, max_chars: int = 240, *, language: str | None = None
+    title: str, heading_path: list[str], markdown: str, max_chars: int = 240, *, language: str | None = None,
+    lead: str | None = None,
 ) -> str:
-    """``"Documento: {title}. Seção: {a > b}. {lead}"`` (English labels for English documents)."""
+    """``"Documento: {title}. Seção: {a > b}. {lead}"`` (English labels for English documents). ``lead``: the
+    document's lead when the caller has it already (it is the same for every chunk of a document)."""
     title = " ".join(title.split())
     language = language or detect_language(f"{title}\n{markdown[:4000]}")
     doc_label, section_label = _LABELS.get(language, _LABELS["pt"])
@@ -60,7 +62,7 @@ def rules_context(
     if path and path[0].casefold() == title.casefold():
         path = path[1:]
     parts = [f"{doc_label}: {title}" if title else "", f"{section_label}: {' > '.join(path)}" if path else ""]
-    lead = _lead(markdown, title, max_chars)
+    lead = _lead(markdown, title, max_chars) if lead is None else lead
     return " ".join(_terminated(p) for p in [*parts, lead] if p)
 
 
@@ -81,6 +83,7 @@ def enrich(chunks: list[dict], documents: dict[str, dict], client: LLMClient | N
     rules; with one, a chunk whose call fails gets the rules context and a warning.
     """
     languages: dict[str, str] = {}
+    leads: dict[str, str] = {}  # per document: finding it reads the document, so once, not once per chunk
     rows = []
     for done, chunk in enumerate(chunks):
         report("enrich", done, len(chunks), "chunks")
@@ -100,7 +103,9 @@ def enrich(chunks: list[dict], documents: dict[str, dict], client: LLMClient | N
         if not context:
             path = chunk.get("heading_path")
             path = [] if path is None else [str(h) for h in path]
-            context, source = rules_context(title, path, markdown, language=language), "rules"
+            if key not in leads:
+                leads[key] = _lead(markdown, " ".join(title.split()), 240)
+            context, source = rules_context(title, path, markdown, language=language, lead=leads[key]), "rules"
         rows.append({"chunk_id": chunk["chunk_id"], "context": context, "context_source": source,
                      "model": client.model if source == "llm" and client else "rules",
                      "prompt_version": PROMPT_VERSION})

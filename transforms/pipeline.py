@@ -9,6 +9,7 @@ import logging
 from collections import Counter
 from datetime import UTC, datetime
 
+from lakehouse.erasures import refuse_if_erasing
 from lakehouse.paths import LakePaths
 from lakehouse.runs import RunRecord, append_run, home_lock, load_stage_records, new_run_id, unfinished_run
 from lakehouse.settings import Settings
@@ -24,7 +25,9 @@ log = logging.getLogger(__name__)
 
 
 def start_run(settings: Settings, run_id: str | None = None) -> RunContext:
-    """A run context; an interrupted run is resumed under its own id so the tables converge."""
+    """A run context; an interrupted run is resumed under its own id so the tables converge. Refused while an
+    interrupted erasure waits (its documents could be ingested again before their hashes are blocked)."""
+    refuse_if_erasing(LakePaths(settings.home))
     resumed = run_id or unfinished_run(LakePaths(settings.home))
     if resumed:
         log.info("resuming interrupted run %s", resumed)

@@ -30,7 +30,7 @@ from lakehouse.snapshots import current_id, drop, finish_drops, list_snapshots, 
 from lakehouse.storage import read_json, read_table, write_table
 from lakehouse.sweep import sweep
 from transforms.purge import caches
-from transforms.purge.maintenance import refuse_if_busy, republish
+from transforms.purge.maintenance import refuse_if_busy, remove_interrupted_writes, republish
 
 Version = tuple[str, str | None]
 
@@ -63,6 +63,24 @@ def retired_versions(paths: LakePaths, cutoff: datetime) -> list[dict]:
         if retiring is not None and _run_time(retiring) <= cutoff:
             out.append(row)
     return out
+
+
+def _interrupted_purge(paths: LakePaths, known: set[Version]) -> list[dict]:
+    """Versions a snapshot holds that the ``documents`` table no longer does: a gc killed after it rewrote the
+    table (only gc and erasure remove rows, and both drop every snapshot holding what they removed before they
+    end). They are purged again like the retired versions, so the rerun republishes, drops those snapshots,
+    sweeps the run records and removes the content as the interrupted gc would have."""
+    table = _versions(paths.table("documents"))
+    found: dict[Version, dict] = {}
+    for snap in list_snapshots(paths):
+        path = snapshot_tables(paths, snap["id"]) / "documents.parquet"
+        if not path.exists():
+            continue
+        for row in pq.read_table(path, columns=[s.DOCUMENT_ID, s.CONTENT_HASH, s.PATH]).to_pylist():
+            version = (row[s.DOCUMENT_ID], row[s.CONTENT_HASH])
+            if version not in table and version not in known:
+                found.setdefault(version, row)
+    return list(found.values())
 
 
 def _drop_versions(paths: LakePaths, doomed: set[Version]) -> int:
@@ -114,13 +132,22 @@ def collect_garbage(settings: Settings, now: datetime | None = None, requested_b
     with home_lock(paths):
         refuse_if_busy(paths)
         removed["interrupted_drops"] += finish_drops(paths)  # a crash mid-drop left data aside: finish it first
+        removed["interrupted_writes"] += remove_interrupted_writes(paths)  # and a crash mid-write, half a file
         rows = retired_versions(paths, cutoff)
+        rows += _interrupted_purge(paths, {(r[s.DOCUMENT_ID], r[s.CONTENT_HASH]) for r in rows})
         doomed = {(r[s.DOCUMENT_ID], r[s.CONTENT_HASH]) for r in rows}
         if doomed:
             removed["document_versions"] += _drop_versions(paths, doomed)
         current = current_id(paths)
         if current and _versions(snapshot_tables(paths, current) / "documents.parquet") & doomed:
             _, published = republish(settings)
+        kept = {h for _, h in _versions(paths.table("documents"))}
+        gone_ids = {d for d, _ in doomed} - {d for d, _ in _versions(paths.table("documents"))}
+        purged = Matcher([*gone_ids, *({h for _, h in doomed if h} - kept),
+                          *{r[s.PATH] for r in rows if r[s.DOCUMENT_ID] in gone_ids}])
+        if purged:  # before the snapshots holding the purged versions go: a rerun after a crash finds them there
+            records = sweep(paths.runs, purged, record=True) + sweep(paths.table("runs"), purged, record=True)
+            removed["run_record_values"] += records["values"]
         if current_id(paths):
             for snapshot_id in _retired_snapshots(paths, cutoff, doomed):
                 removed["snapshots"] += drop(paths, snapshot_id)
@@ -128,13 +155,6 @@ def collect_garbage(settings: Settings, now: datetime | None = None, requested_b
         last = read_table(paths.table("runs"), s.RUNS)
         keep.update(last.sort_by([("finished_at", "descending")])[s.RUN_ID].to_pylist()[:1])
         removed.update(_old_runs(paths, cutoff, keep))
-        kept = {h for _, h in _versions(paths.table("documents"))}
-        gone_ids = {d for d, _ in doomed} - {d for d, _ in _versions(paths.table("documents"))}
-        purged = Matcher([*gone_ids, *({h for _, h in doomed if h} - kept),
-                          *{r[s.PATH] for r in rows if r[s.DOCUMENT_ID] in gone_ids}])
-        if purged:
-            records = sweep(paths.runs, purged, record=True) + sweep(paths.table("runs"), purged, record=True)
-            removed["run_record_values"] += records["values"]
         removed["content_files"] += sum(remove(p) for p in caches.orphans(paths, caches.referenced_hashes(paths)))
         removed.update({f"cache_{k}": v for k, v in caches.prune_keyed(paths, settings).items()})
         removed.update({f"cache_{k}": v for k, v in caches.expire_requests(

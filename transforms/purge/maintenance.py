@@ -5,6 +5,7 @@ record, freeze a new snapshot and publish it. Its plan is empty, so its commit c
 from __future__ import annotations
 
 import logging
+import shutil
 from datetime import UTC, datetime
 
 from lakehouse import schemas as s
@@ -12,7 +13,7 @@ from lakehouse.paths import LakePaths
 from lakehouse.runs import new_run_id, unfinished_run
 from lakehouse.settings import Settings
 from lakehouse.snapshots import current_id, read_manifest, snapshot_dir
-from lakehouse.storage import write_json, write_table
+from lakehouse.storage import read_json, remove_strays, write_json, write_table
 from transforms import lifecycle, pipeline, registry
 from transforms.stages import snapshot
 from transforms.stages.context import RunContext
@@ -25,8 +26,33 @@ def busy_run(paths: LakePaths) -> str | None:
     return unfinished_run(paths) or lifecycle.pending_index_run(paths)
 
 
+def discard_interrupted_maintenance(paths: LakePaths) -> int:
+    """Remove the folder of a maintenance run that a crash interrupted (its gc or erasure was killed while it
+    indexed): its plan was empty and the tables are as that command left them, so the command's rerun starts a
+    new one instead of refusing to run until `lakerag index` resumes it. Returns how many were removed."""
+    removed = 0
+    while (busy := busy_run(paths)) is not None and _maintenance(paths, busy):
+        shutil.rmtree(paths.run_dir(busy))
+        removed += 1
+    return removed
+
+
+def remove_interrupted_writes(paths: LakePaths) -> int:
+    """Temporary files and staging folders that a killed writer left in the index side's folders (tables, run
+    records, snapshots, raw bytes; the API writes none of them). The caller holds the home lock and has checked
+    that no run is in progress."""
+    return sum(remove_strays(root) for root in (paths.tables, paths.runs, paths.snapshots, paths.raw))
+
+
+def _maintenance(paths: LakePaths, run_id: str) -> bool:
+    started = paths.run_dir(run_id) / "started.json"
+    return started.exists() and bool(read_json(started).get("maintenance"))
+
+
 def refuse_if_busy(paths: LakePaths) -> None:
-    """A run in progress (interrupted, or committed and not yet indexed) must finish first."""
+    """A run in progress (interrupted, or committed and not yet indexed) must finish first; one of gc's or
+    erasure's own maintenance runs that was interrupted is discarded (``discard_interrupted_maintenance``)."""
+    discard_interrupted_maintenance(paths)
     if (busy := busy_run(paths)) is not None:
         raise lifecycle.RunPending(f"run {busy} is not finished; run `lakerag index` (or let the DAGs finish) "
                                    "before gc or erasure")

@@ -32,8 +32,9 @@ class RunContext:
 
     @property
     def chunk_params(self) -> str:
-        st = self.settings
-        return f"v{CHUNKER_VERSION}-s{st.ingest.chunk_size}-o{st.ingest.chunk_overlap}-m{st.ingest.max_chunk_chars}"
+        ing = self.settings.ingest
+        return (f"v{CHUNKER_VERSION}-s{ing.chunk_size}-o{ing.chunk_overlap}-m{ing.max_chunk_chars}"
+                f"-d{ing.max_document_chars}-n{ing.max_document_chunks}")
 
     @property
     def extraction_capabilities(self) -> str:

@@ -21,6 +21,7 @@ from lakehouse.storage import read_table, write_table
 from models.llm import client_from_settings
 from transforms.description import PROMPT_VERSION, describe
 from transforms.stages.base import Stage
+from transforms.stages.chunk import bound_text
 from transforms.stages.context import RunContext
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,9 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     chunks = read_table(paths.table("chunks"), s.CHUNKS).select([s.DOCUMENT_ID, s.CONTENT_HASH]).to_pylist()
     current = {c[s.DOCUMENT_ID]: c[s.CONTENT_HASH] for c in chunks}
     extracted = read_table(paths.table("extracted"), s.EXTRACTED).select([s.CONTENT_HASH, "markdown", "title"])
-    texts = {r[s.CONTENT_HASH]: r for r in extracted.to_pylist() if r[s.CONTENT_HASH] in set(current.values())}
+    limit = st.ingest.max_document_chars  # what was chunked of a longer document is what is described
+    texts = {r[s.CONTENT_HASH]: {**r, "markdown": bound_text(r["markdown"] or "", limit)}
+             for r in extracted.to_pylist() if r[s.CONTENT_HASH] in set(current.values())}
     client = client_from_settings(st, paths.cache_dir(lp.LLM)) if st.index.describe_with_llm else None
     model = client.model if client is not None else "extractive"
     previous = read_table(paths.table("descriptions"), s.DESCRIPTIONS)
