@@ -2,13 +2,13 @@
 ("pra", "qto", "vc"; "u", "pls") written out, and the filler words a question carries without content
 ("leva", "tenho", "me diz"; "tell", "need"), the words that ask a kind of fact ("prazo", "how much"), ask
 for a procedure ("o que devo") or open an ask ("qual", "which"), and the words the language capitalises that are
-no proper names ("August", "Monday"). Only questions are read through them;
+no proper names ("August", "Monday"), the month names and the words that introduce a level ("nível"). Only questions are read through them;
 documents are analysed as written.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
@@ -27,6 +27,8 @@ class Lexicon:
     procedure: tuple[str, ...]  # folded phrases asking what to do
     asking: tuple[str, ...]  # folded words opening an ask
     capitals: frozenset[str] = frozenset()  # folded words the language capitalises that name nothing (months)
+    months: dict[str, int] = field(default_factory=dict)  # folded month name -> its number
+    levels: tuple[str, ...] = ()  # folded words that introduce a level or grade ("nível III")
 
 
 @cache
@@ -50,7 +52,9 @@ def lexicon(language: str) -> Lexicon:
     return Lexicon({fold(str(k).lower()): fold(str(v).lower()) for k, v in abbreviations.items()},
                    frozenset(fold(fillers.lower()).split()), {str(k): phrases(v) for k, v in asks.items()},
                    phrases(raw.get("procedure") or []), phrases(raw.get("asking") or []),
-                   frozenset(fold(str(raw.get("capitals") or "").lower()).split()))
+                   frozenset(fold(str(raw.get("capitals") or "").lower()).split()),
+                   {fold(str(k).lower()): int(v) for k, v in (raw.get("months") or {}).items()},
+                   phrases(raw.get("levels") or []))
 
 
 @cache

@@ -8,13 +8,16 @@ counting only the terms of the ask itself (``focus``). The
 thresholds are fitted on the dev split and its rewordings, near misses included (``benchmarks/synthesis_fit.py
 --what fit-refusal``, 441 dev questions, key-fact judge: at 0.4 for both pools wrong 0.200 -> 0.104,
 unanswerable declined 0.646 -> 0.818, correct 0.379 -> 0.311, answerable declined 0.246 -> 0.436; a second
-trigger on the rarest term being uncovered lost on dev and was removed). A near miss whose every word the
+trigger on the rarest term being uncovered lost on dev and was removed). A second measure needs no threshold:
+a month or a level the question pins its fact to ("em setembro de 2025", "nível III") that the pool's passages
+state only with other values (``constraints``). A near miss whose every word the
 evidence holds (a level III salary band beside levels I and II) is beyond this measure: grading must see it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from serving.answers import constraints
 from serving.answers.compose import Draft
 from serving.answers.grading import AMBIGUOUS, CORRECT
 from serving.answers.refine import Request
@@ -46,9 +49,13 @@ class NearMiss:
     correct_at: float = CORRECT_UNCOVERED
     partial_at: float = PARTIAL_UNCOVERED
 
+    pinned: bool = True  # a month or level the question names that the evidence states only otherwise
+
     def applies(self, req: Request, pool: list[int]) -> bool:
         if not pool:
             return False
+        if self.pinned and constraints.mismatched(req.q.text, [req.item(n).text for n in pool]):
+            return True
         limit = self.correct_at if req.grades[pool[0]].grade == CORRECT else self.partial_at
         return uncovered(req, pool) >= limit
 

@@ -94,3 +94,11 @@ def test_a_question_told_with_its_situation_is_answered_like_the_bare_question(a
                 "perder nada.")
     answer = _ask(api, question, Caller("t", frozenset({"public"})))
     assert answer.status == "answered" and "10 (dez) dias úteis" in answer.answer, answer.answer
+
+
+def test_a_level_the_salary_table_does_not_hold_is_refused_with_where_to_look(api):
+    hr = Caller("t", frozenset({"public", "rh"}))
+    answer = _ask(api, "Qual é a faixa salarial do Técnico de Enfermagem nível IV?", hr)
+    assert answer.status == "not_found" and "Tabela de Faixas Salariais" in answer.answer, answer.answer
+    control = _ask(api, "Qual é a faixa salarial do Técnico de Enfermagem nível II?", hr)
+    assert control.status != "not_found", control.answer

@@ -1,0 +1,83 @@
+"""Values a question pins its fact to, and whether the evidence states the same one: "em setembro de 2025",
+"nível III", "in August 2025". A passage about the same topic that states the fact for another month or level
+("agosto de 2025"; "Nível: I", "Nível: II") answers a neighbouring question, not this one: the question is a near
+miss and gets the refusal with where to look (``synthesis.refusal``).
+
+Each kind of value is read in both languages and compared as a number, so an English question meets a Portuguese
+document ("August" and "agosto" are month 8; "level 3" and "Nível: III" are level 3). Month names and the words
+that introduce a level come from the lexicons (``months``, ``levels``). A kind the evidence never states is no
+mismatch: the passage may state the fact without it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from lakehouse.text import fold
+from models.lexicon import lexicon
+
+__all__ = ["mismatched", "pinned"]
+
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10}
+_WORDS = frozenset({"may"})  # month names that are common words of their language
+_MONTH_NUMBER = re.compile(r"(?<![\d/])(0?[1-9]|1[0-2])/(20\d\d)(?![\d/])")  # "08/2025" (not a day's date)
+
+
+@cache
+def _patterns() -> tuple[dict[str, int], re.Pattern, re.Pattern, frozenset[str]]:
+    months: dict[str, int] = {}
+    levels: set[str] = set()
+    for language in ("pt", "en"):
+        lex = lexicon(language)
+        months.update(lex.months)
+        levels.update(lex.levels)
+    names = "|".join(sorted(map(re.escape, months), key=len, reverse=True))
+    # a month name, with the year when one follows ("setembro de 2025", "August 2025", "maio/25")
+    month = re.compile(r"\b(" + names + r")\b((?:\s+(?:de|of)\s+|\s*/\s*|,?\s+)(?:20)?\d\d\b)?")
+    level = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, levels), key=len, reverse=True)) +
+                       r")\s*:?\s*(\d{1,2}|[ivx]{1,4})\b")
+    return months, month, level, frozenset(levels)
+
+
+def _level(value: str) -> int | None:
+    value = value.strip()
+    return int(value) if value.isdigit() and len(value) <= 2 else _ROMAN.get(value)
+
+
+def _values(text: str) -> dict[str, set[int]]:
+    months, month, level, level_words = _patterns()
+    folded = fold(text.lower())
+    out: dict[str, set[int]] = {"month": set(), "level": set()}
+    # a month name that is also a word ("may") counts only with its year
+    out["month"] = {months[m] for m, year in month.findall(folded) if year or m not in _WORDS}
+    out["month"] |= {int(m) for m, _ in _MONTH_NUMBER.findall(folded)}
+    out["level"] = {n for v in level.findall(folded) if (n := _level(v)) is not None}
+    # a table with a level column ("| Cargo | Nível | ..." then "| Técnico | I | ..."): its cells are levels
+    column = None
+    for line in folded.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else []
+        if not cells:
+            column = None
+        elif column is None:
+            column = next((i for i, c in enumerate(cells) if c in level_words), None)
+        elif column < len(cells) and (n := _level(cells[column])) is not None:
+            out["level"].add(n)
+    return out
+
+
+def pinned(question: str) -> dict[str, set[int]]:
+    """The values of each kind the question names (empty kinds left out)."""
+    return {k: v for k, v in _values(question).items() if v}
+
+
+def mismatched(question: str, texts: list[str]) -> list[str]:
+    """The kinds whose value the question names while the ``texts`` state only other values of that kind."""
+    asked = pinned(question)
+    if not asked:
+        return []
+    stated: dict[str, set[int]] = {}
+    for text in texts:
+        for kind, values in _values(text).items():
+            stated.setdefault(kind, set()).update(values)
+    return [kind for kind, values in asked.items() if stated.get(kind) and not values & stated[kind]]

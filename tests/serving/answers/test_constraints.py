@@ -1,0 +1,28 @@
+"""A question pinned to a month or a level ("em junho de 2025", "nível III") whose evidence states the fact only
+for other months or levels is a near miss: the evidence answers a neighbouring question."""
+
+from __future__ import annotations
+
+from serving.answers.constraints import mismatched, pinned
+
+SALARIES = ("| Cargo | Grupo | Nível | Mínimo (R$) | Máximo (R$) |\n| --- | --- | --- | --- | --- |\n"
+            "| Técnico de Enfermagem | Assistencial | I | 3.100,00 | 3.700,00 |\n"
+            "| Técnico de Enfermagem | Assistencial | II | 3.600,00 | 4.300,00 |")
+BOARD = "Eduardo apresentou o resultado financeiro de abril e maio: receita líquida acumulada de R$ 41,2 milhões."
+
+
+def test_a_level_or_month_the_evidence_states_only_otherwise_is_a_mismatch():
+    assert mismatched("Qual a faixa salarial de Técnico de Enfermagem nível III?", [SALARIES]) == ["level"]
+    assert mismatched("Qual foi a receita líquida do hospital em junho de 2025?", [BOARD]) == ["month"]
+
+
+def test_the_same_value_in_the_other_language_or_another_notation_is_no_mismatch():
+    assert mismatched("qto ganha tecnico de enfermagem nivel 2?", [SALARIES]) == []
+    assert mismatched("What was the net revenue in May 2025?", [BOARD]) == []
+    assert mismatched("What is the salary range for a level I nursing technician?", [SALARIES]) == []
+    assert mismatched("Qual a taxa de cliques do teste de 02/2025?", ["No teste de fevereiro de 2025, 12% clicaram."]) == []
+
+
+def test_evidence_that_states_no_value_of_the_kind_and_verbs_that_look_like_months_are_no_mismatch():
+    assert mismatched("Qual a meta de adesão em setembro de 2025?", ["A meta de adesão é de 85%."]) == []
+    assert pinned("What's the maximum value of a gift an employee may accept?") == {}
