@@ -18,12 +18,11 @@ from functools import lru_cache
 import numpy as np
 
 from lakehouse.text import fold
-from models.analysis import LANGUAGES, analyze, analyze_query, detect_language
+from models.analysis import LANGUAGES, analyze, analyze_query
 from models.lexicon import lexicon
 from serving.answers.focus import asking_segments
 from serving.search.index import SearchIndex
 
-LANGUAGE_SAMPLE = 2000
 CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 # a capitalised word that does not open a sentence ("Brilho", "NuvemSul"); all-capital acronyms are left out
 # (the analyser reads them unevenly: "CISO" -> "cis")
@@ -63,7 +62,6 @@ class Relevance:
         self.index = index
         self.sparse = index.sparse
         self.n = max(self.sparse.matrix.shape[0], 1)
-        self._shares: dict[str, float] | None = None
 
     def df(self, term: str) -> int:
         """Chunks that hold ``term``."""
@@ -121,11 +119,5 @@ class Relevance:
         return missing
 
     def language_share(self, language: str) -> float:
-        """The share of the index's chunks written in ``language`` (read from an evenly spaced sample of at most
-        ``LANGUAGE_SAMPLE`` chunks, once)."""
-        if self._shares is None:
-            texts = self.index.texts
-            step = max(1, len(texts) // LANGUAGE_SAMPLE)
-            sample = [detect_language(texts[i][:2000]) for i in range(0, len(texts), step)]
-            self._shares = {lang: sample.count(lang) / len(sample) for lang in set(sample)} if sample else {}
-        return self._shares.get(language, 0.0)
+        """The share of the index's chunks written in ``language``."""
+        return self.index.language_shares.get(language, 0.0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from lakehouse import schemas as s
 from lakehouse.errors import LakeragError
 from lakehouse.storage import read_json
 from models.sparse import SparseIndex, load_sparse_index
+from serving.search import languages
 from serving.search.dense import DenseMatrix
 from serving.search.masks import MaskCache
 
@@ -55,6 +57,11 @@ class SearchIndex:
     dense_precision: str = "float32"  # the scan matrix: float32 (exact), float16, int8 (+ exact rescoring) or auto
     dense: DenseMatrix = field(init=False, repr=False)
     masks: MaskCache = field(init=False, repr=False)
+
+    @cached_property
+    def language_shares(self) -> dict[str, float]:
+        """Language -> share of the chunks written in it (``languages.shares``, read once per snapshot)."""
+        return languages.shares(self.texts)
 
     def __post_init__(self) -> None:
         self.dense = DenseMatrix(self.vectors, self.dense_precision)

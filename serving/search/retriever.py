@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import numpy as np
 
 from lakehouse.errors import LakeragError
 from models import sparse_search
+from models.analysis import detect_language
+from serving.search import languages
 from serving.search.fusion import fuse
 from serving.search.index import PUBLIC, SearchIndex
 from serving.search.masks import Visible
@@ -48,6 +50,7 @@ class RetrievalConfig:
     rerank_top: int = 30
     pages_weight: float = 0.0  # share of the page signal (serving.search.pages), fused when a searcher is set
     pages_top: int = 20
+    by_language: bool = True  # BM25's fused weight from the share of the index in the query's language
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -149,6 +152,11 @@ class Retriever:
                                                None if visible.everything else visible.mask)
             sparse = (rows, values, lambda at, c=columns: sparse_search.scores_at(bm25.matrix, c, at))
             timings["bm25_ms"] = (time.perf_counter() - t) * 1000
+        if dense is not None and sparse is not None and config.fusion == "weighted" and config.by_language:
+            # BM25 reads only the chunks in the question's language (``languages``)
+            share = self.index.language_shares.get(detect_language(query), 0.0)
+            config = replace(config, dense_weight=languages.dense_weight(config.dense_weight, share))
+            timings["dense_weight"] = config.dense_weight
         t = time.perf_counter()
         rows, fused, parts = self._combine(dense, sparse, query_vector, config)
         timings["fusion_ms"] = (time.perf_counter() - t) * 1000

@@ -98,3 +98,29 @@ def test_bad_requests_name_the_parameter(indexed, kwargs, message):
 def test_bad_configuration_names_the_parameter():
     with pytest.raises(SearchError, match="method must be one of"):
         RetrievalConfig(method="magic")
+
+
+def test_bm25_weighs_in_proportion_to_the_index_share_of_the_query_language(indexed):
+    from serving.search import languages
+    _, retriever = indexed
+    shares = retriever.index.language_shares
+    assert shares.get("pt", 0) > 0.5 > shares.get("en", 0)  # a mostly Portuguese corpus
+    config = RetrievalConfig(fusion="weighted", dense_weight=0.5)
+    retriever.search("prazo de notificação de incidentes de segurança", EVERYONE, top_k=3, config=config)
+    pt = retriever.timings["dense_weight"]
+    retriever.search("How quickly must security incidents be reported?", EVERYONE, top_k=3, config=config)
+    en = retriever.timings["dense_weight"]
+    # BM25 can only meet the few chunks written in English: the encoder, which reads every chunk, weighs more
+    assert 0.5 <= pt < en <= 1.0
+    assert en == pytest.approx(languages.dense_weight(0.5, shares.get("en", 0.0)))
+    retriever.search("How quickly must security incidents be reported?", EVERYONE, top_k=3,
+                     config=RetrievalConfig(fusion="weighted", dense_weight=0.5, by_language=False))
+    assert "dense_weight" not in retriever.timings  # the configured weight, unchanged
+
+
+def test_language_shares_of_an_index_are_read_from_its_chunks():
+    from serving.search import languages
+    texts = ["O prazo de notificação é de 24 horas."] * 3 + ["The notice period is 24 hours."]
+    assert languages.shares(texts) == {"pt": 0.75, "en": 0.25}
+    assert languages.shares([]) == {}
+    assert languages.dense_weight(0.5, 1.0) == 0.5 and languages.dense_weight(0.5, 0.0) == 1.0
