@@ -27,7 +27,8 @@ _PERIOD = (r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro
            r"thirty)\s)(?:(?:business|working|calendar)\s)?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
            r"minutos?|min\b|segundos?|seconds?|hours?|days?|months?|years?|weeks?|minutes?)|\b(?:imediat\w*|"
            r"immediately|anual\w*|mensal\w*|semanal\w*|di[aá]ri\w*|annual\w*|monthly|weekly|daily)\b")
-_AMOUNT = r"(?:R\$|US\$|USD|EUR|€|\$)\s?\d|\d[\d.,]*\s?(?:reais|d[oó]lares|mil|dollars)"
+_AMOUNT = (r"(?:R\$|US\$|\b(?:BRL|USD|EUR|GBP)\b|€|£|\$)\s?\d|\d[\d.,]*\s?(?:reais|d[oó]lares|mil|dollars|euros|"
+           r"BRL|USD|EUR)\b")
 _PERCENT = r"\d\s?%|\bpor cento\b|\bpercent\b"
 _MEASURE = (r"\d[\d.,]*\s?(?:mg|g|kg|ml|l|cm|mm|m|km|kb|mb|gb|tb|°c|graus|degrees|caracteres|characters|"
             r"pontos|points|vezes|times|unidades|units)\b")

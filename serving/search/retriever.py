@@ -155,7 +155,7 @@ class Retriever:
         if dense is not None and sparse is not None and config.fusion == "weighted" and config.by_language:
             # BM25 reads only the chunks in the question's language (``languages``)
             share = self.index.language_shares.get(detect_language(query), 0.0)
-            config = replace(config, dense_weight=languages.dense_weight(config.dense_weight, share))
+            config = replace(config, dense_weight=languages.dense_weight(config.dense_weight, share, query))
             timings["dense_weight"] = config.dense_weight
         t = time.perf_counter()
         rows, fused, parts = self._combine(dense, sparse, query_vector, config)

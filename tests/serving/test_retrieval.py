@@ -124,3 +124,6 @@ def test_language_shares_of_an_index_are_read_from_its_chunks():
     assert languages.shares(texts) == {"pt": 0.75, "en": 0.25}
     assert languages.shares([]) == {}
     assert languages.dense_weight(0.5, 1.0) == 0.5 and languages.dense_weight(0.5, 0.0) == 1.0
+    # a code is matched by BM25 in any language: the configured weight stays
+    assert languages.dense_weight(0.5, 0.0, "Who manages contract CT-2024-0215?") == 0.5
+    assert languages.dense_weight(0.5, 0.0, "What does POP-ENF-014 say about gloves?") == 0.5
