@@ -29,6 +29,21 @@ CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
 _NAME = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![\w-])[A-ZÁÉÍÓÚÂÊÔÃÕÇ][a-záéíóúâêôãõçà]+(?:[A-Z][a-z]+)*(?![\w-])")
 
 
+TYPO_MIN = 5
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _one_edit(word: str) -> set[str]:
+    """Every string one deletion, transposition, substitution or insertion (of a folded letter) from ``word``."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    out |= {a + c + b for a, b in splits for c in _LETTERS}
+    out.discard(word)
+    return out
+
+
 def names_of(question: str, language: str) -> list[tuple[str, ...]]:
     """The proper names of a question's ask (``focus``), adjacent capitalised words as one name ("Dr. Helena
     Prado"), without the words its language capitalises that name nothing (the lexicon's ``capitals``:
@@ -73,9 +88,26 @@ class Relevance:
         return 0 if column is None else int(matrix.indptr[column + 1] - matrix.indptr[column])
 
     def weights(self, question: str, language: str) -> dict[str, float]:
-        """Lucene BM25 idf of each distinct question term."""
-        return {t: math.log(1 + (self.n - self._df(t) + 0.5) / (self._df(t) + 0.5))
-                for t in dict.fromkeys(analyze_query(question, language))}
+        """Lucene BM25 idf of each distinct question term; a term no chunk holds that is one edit (a typed
+        letter too many, too few, wrong or swapped) from a term of the index is read as that term
+        (``spelled``)."""
+        out: dict[str, float] = {}
+        for t in dict.fromkeys(analyze_query(question, language)):
+            t = self.spelled(t)
+            out.setdefault(t, math.log(1 + (self.n - self._df(t) + 0.5) / (self._df(t) + 0.5)))
+        return out
+
+    def spelled(self, term: str) -> str:
+        """``term``, or the index term one edit from it that the most chunks hold when no chunk holds ``term``
+        (a word of at least ``TYPO_MIN`` letters; codes and numbers are never respelled)."""
+        if len(term) < TYPO_MIN or not term.isalpha() or self._df(term) > 0:
+            return term
+        best, best_df = term, 0
+        for candidate in _one_edit(term):
+            df = self._df(candidate)
+            if df > best_df:
+                best, best_df = candidate, df
+        return best
 
     @staticmethod
     def coverage(text: str, language: str, weights: dict[str, float]) -> float:

@@ -1,0 +1,22 @@
+"""A key term typed with one letter too many, too few, wrong or swapped is read as the index's term, so a
+passage that holds the word is not graded as missing it; a word the index holds, a code and a short word stay."""
+
+from __future__ import annotations
+
+from models.analysis import analyze
+from serving.answers.relevance import Relevance
+
+
+def test_a_mistyped_key_term_is_read_as_the_term_the_index_holds(indexed):
+    _, retriever = indexed
+    relevance = Relevance(retriever.index)
+    right = analyze("criptografia", "pt")[0]
+    assert relevance.df(right) > 0
+    for typo in ("criptogarfia", "criptografai", "criptgrafia", "criptografiia"):
+        term = analyze(typo, "pt")[0]
+        assert relevance.df(term) == 0 and relevance.spelled(term) == right, typo
+    weights = relevance.weights("Qual a regra de criptogarfia dos dados?", "pt")
+    assert right in weights and weights[right] > 0
+    # a term the index holds, a code, a number and a short word are read as typed
+    for kept in (right, "ct-2024-9999", "20249", "cripx"):
+        assert relevance.spelled(kept) == kept
