@@ -1,9 +1,9 @@
 """Per-language question lexicons, as data (``pt.yaml``, ``en.yaml``): the abbreviations employees type
 ("pra", "qto", "vc"; "u", "pls") written out, and the filler words a question carries without content
 ("leva", "tenho", "me diz"; "tell", "need"), the words that ask a kind of fact ("prazo", "how much"), ask
-for a procedure ("o que devo") or open an ask ("qual", "which"), and the words the language capitalises that are
-no proper names ("August", "Monday"), the month names and the words that introduce a level ("nível"). Only questions are read through them;
-documents are analysed as written.
+for a procedure ("o que devo") or open an ask ("qual", "which"), the words the language capitalises that are
+no proper names ("August", "Monday"), the month names and the words that introduce a level ("nível"). Only
+questions are read through them; documents are analysed as written.
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ def test_the_same_value_in_the_other_language_or_another_notation_is_no_mismatch
     assert mismatched("qto ganha tecnico de enfermagem nivel 2?", [SALARIES]) == []
     assert mismatched("What was the net revenue in May 2025?", [BOARD]) == []
     assert mismatched("What is the salary range for a level I nursing technician?", [SALARIES]) == []
-    assert mismatched("Qual a taxa de cliques do teste de 02/2025?", ["No teste de fevereiro de 2025, 12% clicaram."]) == []
+    phishing = ["No teste de fevereiro de 2025, 12% clicaram."]
+    assert mismatched("Qual a taxa de cliques do teste de 02/2025?", phishing) == []
 
 
 def test_evidence_that_states_no_value_of_the_kind_and_verbs_that_look_like_months_are_no_mismatch():
