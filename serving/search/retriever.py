@@ -50,7 +50,9 @@ class RetrievalConfig:
     rerank_top: int = 30
     pages_weight: float = 0.0  # share of the page signal (serving.search.pages), fused when a searcher is set
     pages_top: int = 20
-    by_language: bool = True  # BM25's fused weight from the share of the index in the query's language
+    # BM25's fused weight from the share of the index in the query's language (``languages``); off by default:
+    # it lifts retrieval but not the answers (serving/search/languages.py)
+    by_language: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

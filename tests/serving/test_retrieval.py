@@ -105,7 +105,7 @@ def test_bm25_weighs_in_proportion_to_the_index_share_of_the_query_language(inde
     _, retriever = indexed
     shares = retriever.index.language_shares
     assert shares.get("pt", 0) > 0.5 > shares.get("en", 0)  # a mostly Portuguese corpus
-    config = RetrievalConfig(fusion="weighted", dense_weight=0.5)
+    config = RetrievalConfig(fusion="weighted", dense_weight=0.5, by_language=True)
     retriever.search("prazo de notificação de incidentes de segurança", EVERYONE, top_k=3, config=config)
     pt = retriever.timings["dense_weight"]
     retriever.search("How quickly must security incidents be reported?", EVERYONE, top_k=3, config=config)
@@ -114,8 +114,8 @@ def test_bm25_weighs_in_proportion_to_the_index_share_of_the_query_language(inde
     assert 0.5 <= pt < en <= 1.0
     assert en == pytest.approx(languages.dense_weight(0.5, shares.get("en", 0.0)))
     retriever.search("How quickly must security incidents be reported?", EVERYONE, top_k=3,
-                     config=RetrievalConfig(fusion="weighted", dense_weight=0.5, by_language=False))
-    assert "dense_weight" not in retriever.timings  # the configured weight, unchanged
+                     config=RetrievalConfig(fusion="weighted", dense_weight=0.5))
+    assert "dense_weight" not in retriever.timings  # by default the configured weight, unchanged
 
 
 def test_language_shares_of_an_index_are_read_from_its_chunks():
