@@ -187,7 +187,7 @@ def print_answer_eval(result: dict) -> None:
     split = f", split {result['split']}" if result.get("split") else ""
     print(f"{result.get('dataset', '')}: answers, {result.get('questions', '')} questions{split}, commit "
           f"{result.get('commit', '')}, model {result['settings']['embedding_model']}")
-    print(answer_set_table(result) if "labels" not in next(iter(result["modes"].values()), {}) else table(result))
+    print(answer_set_table(result) if result.get("gold") == "answers.jsonl" else table(result))
     if "variants" in result:
         from serving.evaluation.variants import variants_table
 
