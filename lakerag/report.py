@@ -151,6 +151,11 @@ def print_eval(result: dict) -> None:
         marker = " *" if name == result["default"] else ""
         table.add_row(name + marker, *(str(metrics.get(c, "")) for c in columns))
     console.print(table)
+    for variant, fusion in (result.get("calibration") or {}).items():
+        if fusion:
+            console.print(f"calibrated dense weight ({variant}): {fusion['value']} "
+                          f"({'adopted' if fusion.get('fitted') else 'not adopted'}: {fusion.get('reason', '')}); "
+                          f"fixed default {result.get('fixed_default', '')}")
     default = result["configs"].get(result["default"], {})
     for kind, values in (default.get("by_kind") or {}).items():
         console.print(f"  {result['default']} {kind}: {values}")

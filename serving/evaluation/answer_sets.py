@@ -27,7 +27,8 @@ from serving.evaluation.beir import load_beir, write_beir_documents, write_beir_
 from serving.evaluation.facts import fold
 from serving.evaluation.indexer import Indexer
 from serving.evaluation.labels import Judged, mode_summary, table
-from serving.evaluation.runner import _variant_of
+from serving.evaluation.runner import _variant_of, calibrated_weight
+from serving.search.service import build_retriever
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,11 @@ def _published_home(folder: Path, settings: Settings, work: Path, indexer: Index
     if current_id(paths) is None:
         model = settings.index.embedding_model
         publish(paths, create_snapshot(paths, "eval-answers", {"models": {"embedding": model}}))
+    if vsettings.index.fusion == "weighted":  # the corpus's dense weight, as `lakerag eval --dataset` fits it
+        retriever = build_retriever(vsettings)
+        queries = sorted(data.queries.items())
+        vectors = retriever.embedder.embed_queries([t for _, t in queries])
+        calibrated_weight(vsettings, data, queries, retriever, vectors)
     return vsettings
 
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
+import numpy as np
+
 from lakehouse.settings import Settings
 from serving.answers import AnswerService, Engine
 from serving.answers.calibration import Case, cross_validate, measure, score, tune
 from serving.evaluation.metrics import mrr_at
+from serving.search import RetrievalConfig, Retriever
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +46,16 @@ def _ranked(hits) -> list[str]:
     return list(dict.fromkeys(h.document_id for h in hits))
 
 
-def _mrr_table(engine: Engine, rows: list[dict]) -> dict[float, list[float]]:
+def _mrr_table(retriever: Retriever, base: RetrievalConfig, rows: list[dict],
+               vectors: np.ndarray | None = None) -> dict[float, list[float]]:
     """MRR@10 of every answerable question at every weight of the grid."""
-    retriever = engine.retriever()
-    vectors = engine.embedder.embed_queries([r["question"] for r in rows])
+    if vectors is None:
+        vectors = retriever.embedder.embed_queries([r["question"] for r in rows])
     table: dict[float, list[float]] = {w: [] for w in WEIGHTS}
     for row, vector in zip(rows, vectors, strict=True):
         relevant = {d: 1 for d in row["relevant_document_ids"]}
         for w in WEIGHTS:
-            config = replace(engine.config, fusion="weighted", dense_weight=w)
+            config = replace(base, fusion="weighted", dense_weight=w)
             hits = retriever.search(row["question"], set(row.get("groups") or []), top_k=30, config=config,
                                     query_vector=vector)
             table[w].append(mrr_at(_ranked(hits), relevant, 10))
@@ -64,12 +68,20 @@ def _mean(values: list[float]) -> float:
 
 def fit_fusion(engine: Engine, rows: list[dict], default: float, min_questions: int) -> dict:
     """The dense share fitted on ``rows`` (labelled questions), with its cross-validated score and the default's."""
-    answerable = [r for r in rows if r.get("answerable", True) and r.get("relevant_document_ids")]
+    return fit_fusion_with(engine.retriever(), engine.config, rows, default, min_questions)
+
+
+def fit_fusion_with(retriever: Retriever, base: RetrievalConfig, rows: list[dict], default: float,
+                    min_questions: int, vectors: np.ndarray | None = None) -> dict:
+    """:func:`fit_fusion` with a retriever and its config (``vectors``: the rows' query vectors, when the caller
+    has them): what ``lakerag eval`` fits on a BEIR set's judged queries, the publish step on its questions."""
+    keep = [i for i, r in enumerate(rows) if r.get("answerable", True) and r.get("relevant_document_ids")]
+    answerable = [rows[i] for i in keep]
     result: dict = {"default": default, "questions": len(answerable), "value": default, "fitted": False}
     if len(answerable) < min_questions:
         result["reason"] = f"{len(answerable)} answerable questions, fewer than {min_questions}: default kept"
         return result
-    table = _mrr_table(engine, answerable)
+    table = _mrr_table(retriever, base, answerable, None if vectors is None else np.asarray(vectors)[keep])
     folds = [list(range(i, len(answerable), FOLDS)) for i in range(FOLDS)]
     held_fitted, held_default = [], []
     for fold in folds:
