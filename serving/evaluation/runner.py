@@ -1,10 +1,11 @@
 """`lakerag eval`: index a dataset, then score every retriever configuration on it.
 
-On a BEIR folder the dense weight of the weighted fusion comes from the corpus, as the publish step fits it
-(``serving.evaluation.calibrate``: cross-validated MRR@10 over the judged queries, adopted only when no worse than
-the fixed default's): ``calibrated-<w>`` is scored beside the fixed weights and is the default when adopted. The
-fit is recorded in the home's published snapshot (``calibration`` in its manifest), so that the answer evaluation
-and an API serving that home use the same weight, and reused while the queries are the same.
+On a BEIR folder the dense weight of the weighted fusion comes from the corpus, fitted as the publish step fits
+it (``serving.evaluation.calibrate``: 5-fold cross-validated over the judged queries, adopted only when no worse
+than the fixed default's) on the set's own metric, nDCG@10 (a multi-hop question's second passage counts):
+``calibrated-<w>`` is scored beside the fixed weights and is the default when adopted. The fit is recorded in the
+home's published snapshot (``calibration`` in its manifest), so that the answer evaluation and an API serving
+that home use the same weight, and reused while the queries are the same.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def calibrated_weight(settings: Settings, data: BeirSet, queries: list[tuple[str
     base = RetrievalConfig(fusion="weighted", rrf_k=settings.index.rrf_k,
                            candidates=max(settings.index.candidates, 100))
     fusion = fit_fusion_with(retriever, base, rows, settings.index.fusion_dense_weight,
-                             settings.orchestration.calibration_min_questions, vectors)
+                             settings.orchestration.calibration_min_questions, vectors, metric="ndcg")
     if snapshot:
         annotate(paths, snapshot, {"calibration": {
             **stored, "fusion_dense_weight": fusion["value"] if fusion["fitted"] else None,

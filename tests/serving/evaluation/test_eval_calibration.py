@@ -23,7 +23,8 @@ def test_the_calibrated_weight_is_scored_beside_the_fixed_ones_and_is_the_defaul
     result = evaluate_beir(_folder(tmp_path), _settings(fusion_dense_weight=0.3), tmp_path / "work",
                            PipelineIndexer(), "off")
     fusion = result["calibration"]["plain"]
-    assert fusion["fitted"] and fusion["questions"] == 2 and "mrr_by_weight" in fusion
+    assert fusion["fitted"] and fusion["questions"] == 2 and fusion["metric"] == "nDCG@10"
+    assert set(fusion["ndcg_by_weight"]) >= {"0.3", "0.5", "0.7"}
     name = f"plain/calibrated-{fusion['value']:g}"
     assert result["default"] == name and result["fixed_default"] == "plain/weighted-0.3"
     assert {name, "plain/weighted-0.3", "plain/weighted-0.5", "plain/bm25", "plain/dense"} <= set(result["configs"])
