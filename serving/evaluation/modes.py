@@ -3,7 +3,8 @@
 Per mode (``basic`` = hybrid chunk retrieval, ``local``, ``hybrid``, and ``agentic`` when asked for): recall@10
 over the top 10 distinct documents and ``all_evidence@10``, the share of questions whose relevant passages are all
 in that top 10. The index is the one ``evaluate_beir`` builds (same home, same stages, the ``graph`` stage
-included). ``agentic`` runs the answer layer's mode (``serving.answers.modes``) over that index published as a
+included), fused with the corpus's calibrated dense weight when one is adopted (``runner.calibrated_weight``), as
+served. ``agentic`` runs the answer layer's mode (``serving.answers.modes``) over that index published as a
 snapshot, as the API would; its ranking is the documents of its evidence in reading order.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +25,7 @@ from lakehouse.settings import Settings
 from serving.evaluation.beir import load_beir, write_beir_tables
 from serving.evaluation.indexer import Indexer
 from serving.evaluation.metrics import ndcg_at, recall_at
-from serving.evaluation.runner import _ranked_documents, _variant_of
+from serving.evaluation.runner import _ranked_documents, _variant_of, calibrated_weight
 from serving.graph import GraphSearcher, GraphStore
 from serving.search.service import build_retriever, config_from, serving_tables
 
@@ -54,8 +56,12 @@ def evaluate_modes(folder: Path, settings: Settings, work: Path, indexer: Indexe
     seconds = indexer.index_chunks(vsettings)  # includes the graph stage
     retriever = build_retriever(vsettings)
     store = GraphStore.load(serving_tables(vsettings), retriever.index)
-    searcher = GraphSearcher(store, retriever, config=config_from(vsettings))
     vectors = retriever.embedder.embed_queries([q for _, q in queries])
+    config = config_from(vsettings)
+    fusion = calibrated_weight(vsettings, data, queries, retriever, vectors)  # the corpus's weight, as served
+    if fusion and fusion.get("fitted"):
+        config = replace(config, dense_weight=float(fusion["value"]))
+    searcher = GraphSearcher(store, retriever, config=config)
     results: dict[str, dict] = {}
     for mode in modes:
         if mode == "agentic":
@@ -81,6 +87,7 @@ def evaluate_modes(folder: Path, settings: Settings, work: Path, indexer: Indexe
         log.info("%s %s %s", data.name, mode, results[mode])
     return {"dataset": data.name, "corpus": len(data.corpus), "queries": len(queries),
             "model": retriever.index.model_id, "graph_entities": len(store.entity_ids),
+            "dense_weight": config.dense_weight,
             "modes": results, "index_seconds": seconds}
 
 

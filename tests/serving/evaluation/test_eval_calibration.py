@@ -44,6 +44,7 @@ def test_too_few_judged_queries_keep_the_fixed_default(tmp_path):
 def test_the_snapshot_records_the_weight_the_answer_service_and_eval_then_use(tmp_path):
     from serving.evaluation.answer_sets import _published_home
     from serving.evaluation.answers import open_service
+    from serving.evaluation.modes import evaluate_modes
     from serving.evaluation.runner import evaluate_beir
 
     folder, work = _folder(tmp_path), tmp_path / "work"
@@ -60,3 +61,4 @@ def test_the_snapshot_records_the_weight_the_answer_service_and_eval_then_use(tm
     result = evaluate_beir(folder, _settings(), work, PipelineIndexer(), "off")
     assert result["default"] == "plain/calibrated-0.7" and "plain/calibrated-0.7" in result["configs"]
     assert open_service(vsettings).holder.require().config.dense_weight == 0.7
+    assert evaluate_modes(folder, _settings(), work, PipelineIndexer(), ("basic",))["dense_weight"] == 0.7
