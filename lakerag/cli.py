@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--work", type=Path, help="where eval indexes are cached (default: $LAKERAG_HOME/eval)")
     evaluate.add_argument("--enrichment", choices=["both", "on", "off"], default="both")
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N queries")
-    evaluate.add_argument("--modes", help="also compare query modes, e.g. basic,local,hybrid "
+    evaluate.add_argument("--modes", help="also compare query modes, e.g. basic,local,hybrid,agentic "
                           "(recall@10 and all_evidence@10 per mode)")
     evaluate.add_argument("--answers", action="store_true",
                           help="evaluate answers, not retrieval: label each answer correct / partly / wrong / "

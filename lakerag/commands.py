@@ -96,9 +96,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     from serving.search.service import search_home
 
     groups = {g.strip() for g in (args.groups or "").split(",") if g.strip()}
-    hits, timings = search_home(settings, args.question, groups, args.top_k, args.method)
+    hits, timings, trace = search_home(settings, args.question, groups, args.top_k, args.method)
     if args.json:
         print(json.dumps({"query": args.question, "groups": sorted(groups), "timings_ms": timings,
+                          "analysis_languages": list(trace.analysis_languages),
                           "hits": [h.__dict__ for h in hits]}, ensure_ascii=False, default=str))
     else:
         print_hits(hits, timings)

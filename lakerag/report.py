@@ -151,6 +151,11 @@ def print_eval(result: dict) -> None:
         marker = " *" if name == result["default"] else ""
         table.add_row(name + marker, *(str(metrics.get(c, "")) for c in columns))
     console.print(table)
+    for variant, fusion in (result.get("calibration") or {}).items():
+        if fusion:
+            console.print(f"calibrated dense weight ({variant}): {fusion['value']} "
+                          f"({'adopted' if fusion.get('fitted') else 'not adopted'}: {fusion.get('reason', '')}); "
+                          f"fixed default {result.get('fixed_default', '')}")
     default = result["configs"].get(result["default"], {})
     for kind, values in (default.get("by_kind") or {}).items():
         console.print(f"  {result['default']} {kind}: {values}")
@@ -187,7 +192,7 @@ def print_answer_eval(result: dict) -> None:
     split = f", split {result['split']}" if result.get("split") else ""
     print(f"{result.get('dataset', '')}: answers, {result.get('questions', '')} questions{split}, commit "
           f"{result.get('commit', '')}, model {result['settings']['embedding_model']}")
-    print(answer_set_table(result) if "labels" not in next(iter(result["modes"].values()), {}) else table(result))
+    print(answer_set_table(result) if result.get("gold") == "answers.jsonl" else table(result))
     if "variants" in result:
         from serving.evaluation.variants import variants_table
 

@@ -9,12 +9,15 @@ that only shares parts with it while a partial query still matches. "art. 5º" b
 
 ``analyze_query`` reads a question the same way after writing out its colloquial and abbreviated forms and
 dropping its filler words, both from the per-language lexicons (``models/lexicon/*.yaml``); documents are
-never read through them.
+never read through them. A question's language does not rest on the detector alone when nothing decides it (no
+marker word, no diacritic: "DHA", "fava beans"): given the index's language shares, ``query_languages`` names
+every language the index holds and ``analyze_query`` merges the question's terms in each.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 
 import Stemmer
@@ -23,11 +26,16 @@ from lakehouse.text import fold
 from models.lexicon import lexicon
 from models.stopwords import ENGLISH, ENGLISH_MARKERS, NEGATIONS, PORTUGUESE, PORTUGUESE_MARKERS
 
-__all__ = ["LANGUAGES", "analyze", "analyze_query", "detect_language", "written_out"]
+__all__ = ["LANGUAGES", "MIN_SHARE", "analyze", "analyze_query", "detect_language", "language_shares",
+           "query_languages", "written_out"]
 
 LANGUAGES = ("pt", "en")
 _STOPWORDS = {"pt": PORTUGUESE, "en": ENGLISH}
 _SNOWBALL = {"pt": "portuguese", "en": "english"}
+# A language holding less of the index than this is not a candidate for an undecided question: one stray
+# Portuguese abstract among 3,600 English ones should not add Portuguese stems to "fava beans", while 249
+# Portuguese passages beside 5,183 English ones (4.6%) should (benchmarks/query_language.py).
+MIN_SHARE = 0.01
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
 # "5º" -> "5", "nº 13" -> " 13"; "25°C" keeps its number.
@@ -63,24 +71,59 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
     return Stemmer.Stemmer(_SNOWBALL[language])
 
 
-def _detect(words: list[str], diacritics: bool) -> str:
+def _detection(words: list[str], diacritics: bool) -> tuple[str, bool]:
+    """(language, decided): decided when marker words or diacritics settle it, not the spelling fallback."""
     pt = sum(w in PORTUGUESE_MARKERS for w in words)
     en = sum(w in ENGLISH_MARKERS for w in words)
     if pt != en:
-        return "pt" if pt > en else "en"
+        return ("pt" if pt > en else "en"), True
     if diacritics:
-        return "pt"
+        return "pt", True
     # No function words either way (short queries): fall back on spelling, "policies" vs "contratos".
     en = sum(_ENGLISH_SHAPE.search(w) is not None for w in words)
     pt = sum(_PORTUGUESE_SHAPE.search(w) is not None for w in words)
-    return "en" if en > pt else "pt"
+    return ("en" if en > pt else "pt"), False
+
+
+def _detect(words: list[str], diacritics: bool) -> str:
+    return _detection(words, diacritics)[0]
+
+
+def _words(text: str) -> list[str]:
+    return [t for t in _TOKEN.findall(_fold(text)) if t.isalpha()]
 
 
 def detect_language(text: str) -> str:
     """``"pt"`` or ``"en"``: more language-specific stopwords wins, then diacritics, then spelling; else
     pt."""
-    words = [t for t in _TOKEN.findall(_fold(text)) if t.isalpha()]
-    return _detect(words, _DIACRITIC.search(text) is not None)
+    return _detect(_words(text), _DIACRITIC.search(text) is not None)
+
+
+def language_shares(languages: list[str]) -> dict[str, float]:
+    """Each language's share of ``languages`` (one per chunk), most held first: ``{"en": 0.98, "pt": 0.02}``."""
+    counts: dict[str, int] = {}
+    for language in languages:
+        counts[language] = counts.get(language, 0) + 1
+    total = sum(counts.values()) or 1
+    return {k: round(v / total, 6) for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
+
+
+def query_languages(text: str, shares: Mapping[str, float] | None = None,
+                    min_share: float = MIN_SHARE) -> tuple[str, ...]:
+    """The languages to analyse a question in. The detected one when marker words or diacritics decide it, or
+    when ``shares`` (the index's language shares, :func:`language_shares`) is empty; otherwise every language
+    holding at least ``min_share`` of the index, most held first, or the detected one when none does.
+    "fava beans" over an English index: ``("en",)``; over a 60/40 Portuguese/English one: ``("pt", "en")``."""
+    if shares:
+        unknown = sorted(set(shares) - set(LANGUAGES))
+        if unknown:
+            raise ValueError(f"shares: languages must be among {LANGUAGES}, not {unknown}")
+    written = _written_out(text, "pt")
+    detected, decided = _detection(_words(written), _DIACRITIC.search(written) is not None)
+    if decided or not shares:
+        return (detected,)
+    held = tuple(k for k, v in sorted(shares.items(), key=lambda kv: (-kv[1], kv[0])) if v >= min_share and v > 0)
+    return held or (detected,)
 
 
 def _word(word: str, language: str) -> str | None:
@@ -168,7 +211,18 @@ def written_out(question: str, language: str | None = None, fillers: bool = Fals
     return _written_out(question, language, fillers), language
 
 
-def analyze_query(question: str, language: str | None = None) -> list[str]:
-    """Index terms of a question (``analyze`` of ``written_out``)."""
+def analyze_query(question: str, language: str | None = None,
+                  shares: Mapping[str, float] | None = None) -> list[str]:
+    """Index terms of a question (``analyze`` of ``written_out``). With no ``language`` and the index's
+    language ``shares``, the question is read in each of :func:`query_languages` and the terms merged (first
+    occurrence kept, in that order)."""
+    if language is None and shares:
+        languages = query_languages(question, shares)
+        if len(languages) > 1:
+            merged: dict[str, None] = {}
+            for one in languages:
+                merged.update(dict.fromkeys(analyze(written_out(question, one, fillers=True)[0], one)))
+            return list(merged)
+        language = languages[0]
     text, language = written_out(question, language, fillers=True)
     return analyze(text, language)

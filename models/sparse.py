@@ -4,6 +4,12 @@ Weights follow Lucene: idf = log(1 + (N - df + 0.5) / (df + 0.5)) times
 tf / (tf + k1 * (1 - b + b * dl / avgdl)), so scores match Lucene's and bm25s's. A query's score for a chunk
 is the sum of the weights of the query's distinct terms (a term repeated in the query counts once); terms the
 index has never seen are ignored.
+
+The index keeps its chunks' language shares (``languages``; ``sparse.json``). A question nothing decides the
+language of (``models.analysis.query_languages``) is analysed in each language the index holds, and the
+analysis whose terms the vocabulary knows the largest share of is searched, the most held language on a tie:
+"fava beans" gives ("fava", "bean") over an English index, not the Portuguese ("fav", "beans"). On the shared
+sets this scored at least as well as merging the candidates' terms (``benchmarks/query_language.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +18,8 @@ import hashlib
 import itertools
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +29,7 @@ import scipy.sparse as sp
 
 from lakehouse.errors import LakeragError
 from models import sparse_search
-from models.analysis import analyze_query
+from models.analysis import LANGUAGES, analyze_query, language_shares, query_languages
 from models.sparse_search import query_columns
 
 __all__ = ["SparseIndex", "SparseIndexError", "build_sparse_index", "load_sparse_index", "save_sparse_index"]
@@ -47,10 +54,25 @@ class SparseIndex:
     k1: float
     b: float
     avgdl: float = 1.0  # mean chunk length in tokens, kept for the record
+    languages: dict[str, float] = field(default_factory=dict)  # the chunks' language shares; {} when unknown
+
+    def analysed(self, query: str, language: str | None = None) -> tuple[str, list[str]]:
+        """(the language ``query`` is read in, its terms): ``language`` when given, else the candidate whose
+        terms the vocabulary knows the largest share of (the detected language when nothing is undecided)."""
+        if language is not None:
+            return language, analyze_query(query, language)
+        options = [(one, analyze_query(query, one)) for one in query_languages(query, self.languages)]
+        if len(options) == 1:
+            return options[0]
+        return max(options, key=lambda o: sum(t in self.vocabulary for t in o[1]) / max(len(o[1]), 1))
+
+    def query_languages(self, query: str, language: str | None = None) -> tuple[str, ...]:
+        """The language(s) ``query`` is analysed in against this index (``language`` when given)."""
+        return (self.analysed(query, language)[0],)
 
     def columns(self, query: str, language: str | None = None) -> np.ndarray:
         """The query's distinct known terms as matrix columns, in the order every score is summed in."""
-        return query_columns(self.vocabulary, analyze_query(query, language))
+        return query_columns(self.vocabulary, self.analysed(query, language)[1])
 
     def scores(self, query: str, language: str | None = None) -> np.ndarray:
         """BM25 score of every chunk (float64, row order); 0 where no query term occurs."""
@@ -92,10 +114,16 @@ def _count_batch(token_lists: list[list[str]], vocabulary: dict[str, int]) -> sp
 
 
 def build_sparse_index(chunk_ids: list[str], token_lists: list[list[str]], k1: float = 1.2,
-                       b: float = 0.75) -> SparseIndex:
-    """Index ``token_lists[i]`` (from :func:`models.analysis.analyze`) as the chunk ``chunk_ids[i]``."""
+                       b: float = 0.75, languages: Sequence[str] | None = None) -> SparseIndex:
+    """Index ``token_lists[i]`` (from :func:`models.analysis.analyze`) as the chunk ``chunk_ids[i]``;
+    ``languages[i]``, when given, is the language chunk i was analysed in (kept as the index's shares)."""
     if len(chunk_ids) != len(token_lists):
         raise ValueError(f"{len(chunk_ids)} chunk ids but {len(token_lists)} token lists")
+    if languages is not None:
+        if len(languages) != len(chunk_ids):
+            raise ValueError(f"{len(chunk_ids)} chunk ids but {len(languages)} languages")
+        if unknown := sorted(set(languages) - set(LANGUAGES)):
+            raise ValueError(f"languages must be among {LANGUAGES}, not {unknown}")
     if len(set(chunk_ids)) != len(chunk_ids):
         raise ValueError("chunk ids must be unique")
     n = len(chunk_ids)
@@ -119,7 +147,8 @@ def build_sparse_index(chunk_ids: list[str], token_lists: list[list[str]], k1: f
     weights /= denominator
     del denominator
     weights *= np.repeat(idf.astype(np.float32), df)
-    return SparseIndex(list(chunk_ids), vocabulary, counts, k1, b, avgdl)
+    return SparseIndex(list(chunk_ids), vocabulary, counts, k1, b, avgdl,
+                       language_shares(list(languages)) if languages is not None else {})
 
 
 def _write_atomic(table: pa.Table, path: Path) -> None:
@@ -159,7 +188,8 @@ def save_sparse_index(index: SparseIndex, directory: Path) -> None:
     _write_atomic(postings.replace_schema_metadata(tag), directory / POSTINGS_FILE)
     _write_atomic(chunks.replace_schema_metadata(tag), directory / CHUNKS_FILE)
     meta = {"version": FORMAT_VERSION, "k1": index.k1, "b": index.b, "n": n, "avgdl": index.avgdl,
-            "n_terms": n_terms, "n_postings": int(matrix.nnz), "build_id": build_id}
+            "n_terms": n_terms, "n_postings": int(matrix.nnz), "build_id": build_id,
+            "languages": index.languages}
     tmp = directory / f".{META_FILE}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
     os.replace(tmp, directory / META_FILE)
@@ -198,8 +228,11 @@ def load_sparse_index(directory: Path) -> SparseIndex:
         n, n_terms, build_id = int(meta["n"]), int(meta["n_terms"]), str(meta["build_id"])
         k1, b, avgdl = float(meta["k1"]), float(meta["b"]), float(meta["avgdl"])
         n_postings = int(meta["n_postings"])
+        languages = {str(k): float(v) for k, v in (meta.get("languages") or {}).items()}  # absent before 2026-12
     except (ValueError, KeyError, TypeError) as exc:
         raise SparseIndexError(f"{meta_path} is not a sparse index description: {exc}") from exc
+    if unknown := sorted(set(languages) - set(LANGUAGES)):
+        raise SparseIndexError(f"{meta_path}: languages must be among {LANGUAGES}, not {unknown}")
     if meta.get("version") != FORMAT_VERSION:
         raise SparseIndexError(f"{meta_path} has version {meta.get('version')}, expected {FORMAT_VERSION}")
     chunks_path, postings_path = directory / CHUNKS_FILE, directory / POSTINGS_FILE
@@ -221,4 +254,4 @@ def load_sparse_index(directory: Path) -> SparseIndex:
         raise SparseIndexError(f"{postings_path} gives one term to several term ids")
     matrix = sp.csc_matrix((postings["weight"].to_numpy(), rows, indptr), shape=(n, n_terms))
     matrix.has_canonical_format = True
-    return SparseIndex(chunks["chunk_id"].to_pylist(), vocabulary, matrix, k1, b, avgdl)
+    return SparseIndex(chunks["chunk_id"].to_pylist(), vocabulary, matrix, k1, b, avgdl, languages)

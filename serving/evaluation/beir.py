@@ -42,7 +42,8 @@ def _jsonl(path: Path) -> list[dict]:
     return rows
 
 
-def load_beir(folder: Path) -> BeirSet:
+def load_beir(folder: Path, every_query: bool = False) -> BeirSet:
+    """The corpus, the queries with qrels (``every_query``: every query, judged or not) and the qrels."""
     qrels_path = folder / "qrels" / "test.tsv"
     if not qrels_path.exists():
         raise ConfigError(f"{qrels_path}: missing")
@@ -53,7 +54,7 @@ def load_beir(folder: Path) -> BeirSet:
         for row in reader:
             if len(row) >= 3:
                 qrels.setdefault(row[0], {})[row[1]] = int(row[2])
-    queries = {q["_id"]: q["text"] for q in _jsonl(folder / "queries.jsonl") if q["_id"] in qrels}
+    queries = {str(q["_id"]): q["text"] for q in _jsonl(folder / "queries.jsonl") if every_query or q["_id"] in qrels}
     return BeirSet(folder.name, _jsonl(folder / "corpus.jsonl"), queries, qrels)
 
 

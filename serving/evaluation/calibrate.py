@@ -16,16 +16,20 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
+import numpy as np
+
 from lakehouse.settings import Settings
 from serving.answers import AnswerService, Engine
 from serving.answers.calibration import Case, cross_validate, measure, score, tune
-from serving.evaluation.metrics import mrr_at
+from serving.evaluation.metrics import mrr_at, ndcg_at
+from serving.search import RetrievalConfig, Retriever
 
 log = logging.getLogger(__name__)
 
 WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 FOLDS = 5
 MIN_UNANSWERABLE = 5
+METRICS = {"mrr": (mrr_at, "MRR@10"), "ndcg": (ndcg_at, "nDCG@10")}  # what a fit maximises
 
 
 class _Pinned:
@@ -43,18 +47,20 @@ def _ranked(hits) -> list[str]:
     return list(dict.fromkeys(h.document_id for h in hits))
 
 
-def _mrr_table(engine: Engine, rows: list[dict]) -> dict[float, list[float]]:
-    """MRR@10 of every answerable question at every weight of the grid."""
-    retriever = engine.retriever()
-    vectors = engine.embedder.embed_queries([r["question"] for r in rows])
+def _mrr_table(retriever: Retriever, base: RetrievalConfig, rows: list[dict], vectors: np.ndarray | None = None,
+               metric: str = "mrr") -> dict[float, list[float]]:
+    """MRR@10 (or ``metric``'s @10) of every answerable question at every weight of the grid."""
+    measure_at = METRICS[metric][0]
+    if vectors is None:
+        vectors = retriever.embedder.embed_queries([r["question"] for r in rows])
     table: dict[float, list[float]] = {w: [] for w in WEIGHTS}
     for row, vector in zip(rows, vectors, strict=True):
         relevant = {d: 1 for d in row["relevant_document_ids"]}
         for w in WEIGHTS:
-            config = replace(engine.config, fusion="weighted", dense_weight=w)
+            config = replace(base, fusion="weighted", dense_weight=w)
             hits = retriever.search(row["question"], set(row.get("groups") or []), top_k=30, config=config,
                                     query_vector=vector)
-            table[w].append(mrr_at(_ranked(hits), relevant, 10))
+            table[w].append(measure_at(_ranked(hits), relevant, 10))
     return table
 
 
@@ -64,12 +70,26 @@ def _mean(values: list[float]) -> float:
 
 def fit_fusion(engine: Engine, rows: list[dict], default: float, min_questions: int) -> dict:
     """The dense share fitted on ``rows`` (labelled questions), with its cross-validated score and the default's."""
-    answerable = [r for r in rows if r.get("answerable", True) and r.get("relevant_document_ids")]
-    result: dict = {"default": default, "questions": len(answerable), "value": default, "fitted": False}
+    return fit_fusion_with(engine.retriever(), engine.config, rows, default, min_questions)
+
+
+def fit_fusion_with(retriever: Retriever, base: RetrievalConfig, rows: list[dict], default: float,
+                    min_questions: int, vectors: np.ndarray | None = None, metric: str = "mrr") -> dict:
+    """:func:`fit_fusion` with a retriever and its config (``vectors``: the rows' query vectors, when the caller
+    has them; ``metric``: "mrr", the publish step's, or "ndcg", a BEIR set's headline metric, which also counts
+    a question's second and third relevant passages): what ``lakerag eval`` fits on a BEIR set's judged queries,
+    the publish step on its questions."""
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
+    label = METRICS[metric][1]
+    keep = [i for i, r in enumerate(rows) if r.get("answerable", True) and r.get("relevant_document_ids")]
+    answerable = [rows[i] for i in keep]
+    result: dict = {"default": default, "questions": len(answerable), "value": default, "fitted": False,
+                    "metric": label}
     if len(answerable) < min_questions:
         result["reason"] = f"{len(answerable)} answerable questions, fewer than {min_questions}: default kept"
         return result
-    table = _mrr_table(engine, answerable)
+    table = _mrr_table(retriever, base, answerable, None if vectors is None else np.asarray(vectors)[keep], metric)
     folds = [list(range(i, len(answerable), FOLDS)) for i in range(FOLDS)]
     held_fitted, held_default = [], []
     for fold in folds:
@@ -80,10 +100,11 @@ def fit_fusion(engine: Engine, rows: list[dict], default: float, min_questions: 
     best_all = max(WEIGHTS, key=lambda w: (_mean(table[w]), -abs(w - default)))
     cv_fitted, cv_default = round(_mean(held_fitted), 4), round(_mean(held_default), 4)
     adopted = cv_fitted >= cv_default and default in table
-    result.update(value=best_all if adopted else default, fitted=adopted, cv_mrr_fitted=cv_fitted,
-                  cv_mrr_default=cv_default, mrr_by_weight={str(w): round(_mean(v), 4) for w, v in table.items()},
-                  reason="cross-validated MRR@10 no worse than the default's" if adopted else
-                  "cross-validated MRR@10 below the default's: default kept")
+    result.update(value=best_all if adopted else default, fitted=adopted, **{
+        f"cv_{metric}_fitted": cv_fitted, f"cv_{metric}_default": cv_default,
+        f"{metric}_by_weight": {str(w): round(_mean(v), 4) for w, v in table.items()}},
+        reason=f"cross-validated {label} no worse than the default's" if adopted else
+        f"cross-validated {label} below the default's: default kept")
     return result
 
 

@@ -12,6 +12,10 @@ its values and its words in order). Every value anywhere in the expected answer,
 ``as_of`` date (the day it is asked on), is allowed in the answer. A question set without ``facts`` falls back to
 the typed values of the expected answer's first sentence (abbreviations such as "Dr." or "Enf." end no sentence),
 parentheses aside, and with none of those to its content words (at least 60% for a hit, 30% for part of one).
+A short gold with neither (a bare number, year, date or code: "1946", "35", "Dec. 10, 1817", "U.S.", "yes") is
+found when its folded words and numbers appear in the answer in order and together, digits exactly ("35" is not
+"350", "1,000" is "1000") and a word of three letters or more also as the start of a longer one ("Dec." in
+"December").
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from lakehouse.errors import ConfigError
-from serving.evaluation.facts import Fact, extract, fold
+from serving.evaluation.facts import Fact, extract, fold, tokens
 from serving.evaluation.keyfacts import STOP, Alternative, Answer, KeyFact, parse_key_fact, sentences, stated
 
 __all__ = ["LABELS", "Gold", "Verdict", "gold_of", "judge", "sentences"]
@@ -36,6 +40,7 @@ class Gold:
     allowed: frozenset[Fact]
     words: frozenset[str] = frozenset()
     relevant: frozenset[str] = frozenset()
+    short: tuple[str, ...] = ()  # a gold with no key fact and no content word: its folded words and numbers
 
 
 @dataclass
@@ -56,6 +61,24 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[^\W\d_]+", fold(text)))
 
 
+_GROUPED = re.compile(r"(?<=\d)[,.](?=\d{3}(?!\d))")  # "1,000" and "1.000" are 1000
+
+
+def _short_tokens(text: str) -> tuple[str, ...]:
+    return tuple(tokens(_GROUPED.sub("", text)))
+
+
+def _short_found(short: tuple[str, ...], answer: tuple[str, ...]) -> bool:
+    """``short`` as consecutive tokens of ``answer``: digits exactly, a word of 3+ letters also as a prefix."""
+    def same(gold: str, said: str) -> bool:
+        return gold == said or (gold.isalpha() and len(gold) >= 3 and said.startswith(gold))
+    if len(short) > 1 and all(len(t) == 1 and t.isalpha() for t in short) and _short_found(("".join(short),), answer):
+        return True  # "U.S." written "US"
+    n = len(short)
+    return bool(n) and any(all(same(g, a) for g, a in zip(short, answer[i:i + n], strict=True))
+                           for i in range(len(answer) - n + 1))
+
+
 def _fallback(expected: str) -> tuple[KeyFact, ...]:
     values = extract(_head(expected))
     return tuple(KeyFact(str(v), (Alternative(frozenset({v}), ()),)) for v in sorted(values, key=str))
@@ -73,8 +96,9 @@ def gold_of(row: dict) -> Gold:
         raise ConfigError(f"question {row.get('id', '?')}: {exc}") from exc
     values = frozenset().union(*(f.values for f in required))
     words = frozenset(w for w in _words(_head(expected)) if len(w) > 3 and w not in STOP)
+    short = _short_tokens(expected) if not required and not words else ()
     return Gold(bool(row.get("answerable", True)), required, frozenset(allowed | values),
-                words if not required else frozenset(), frozenset(row.get("relevant_document_ids") or ()))
+                words if not required else frozenset(), frozenset(row.get("relevant_document_ids") or ()), short)
 
 
 def _conflicts(gold: Gold, stated_values: set[Fact]) -> list[Fact]:
@@ -107,6 +131,12 @@ def judge(gold: Gold, text: str, status: str, cited_documents: set[str] | list[s
         if not cited:
             return Verdict("partly", "every key fact, but no relevant document cited", *names)
         return Verdict("correct", "every key fact, a relevant document cited", *names)
+    if gold.short:
+        shown = " ".join(gold.short)
+        if _short_found(gold.short, _short_tokens(text)):
+            return Verdict("correct" if cited else "partly", f"the short gold {shown!r} found"
+                           + ("" if cited else ", no relevant document cited"), [shown])
+        return Verdict("wrong", f"the short gold {shown!r} not found", [], [shown])
     words = _words(fold(re.sub(r"\[\d+\]", " ", text)))
     share = len(gold.words & words) / len(gold.words) if gold.words else 0.0
     if share >= 0.6:

@@ -1,7 +1,16 @@
-"""`lakerag eval`: index a dataset, then score every retriever configuration on it."""
+"""`lakerag eval`: index a dataset, then score every retriever configuration on it.
+
+On a BEIR folder the dense weight of the weighted fusion comes from the corpus, fitted as the publish step fits
+it (``serving.evaluation.calibrate``: 5-fold cross-validated over the judged queries, adopted only when no worse
+than the fixed default's) on the set's own metric, nDCG@10 (a multi-hop question's second passage counts):
+``calibrated-<w>`` is scored beside the fixed weights and is the default when adopted. The fit is recorded in the
+home's published snapshot (``calibration`` in its manifest), so that the answer evaluation and an API serving
+that home use the same weight, and reused while the queries are the same.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -13,7 +22,8 @@ import numpy as np
 from lakehouse.paths import LakePaths
 from lakehouse.schemas import PUBLIC
 from lakehouse.settings import Settings
-from serving.evaluation.beir import load_beir, write_beir_tables
+from lakehouse.snapshots import annotate, current_id, read_manifest
+from serving.evaluation.beir import BeirSet, load_beir, write_beir_tables
 from serving.evaluation.indexer import Indexer
 from serving.evaluation.metrics import summarise
 from serving.search import RetrievalConfig, Retriever
@@ -67,6 +77,49 @@ def _configs(retriever: Retriever, settings: Settings) -> dict[str, RetrievalCon
     return configs
 
 
+def calibrated_weight(settings: Settings, data: BeirSet, queries: list[tuple[str, str]], retriever: Retriever,
+                      vectors: np.ndarray) -> dict | None:
+    """The dense weight fitted on ``queries`` (judged by ``data.qrels``) for ``settings.home``'s index: the
+    published snapshot's ``calibration`` when it was fitted on the same queries, else fitted now and recorded
+    there (when the home has a published snapshot). None when the fusion is rrf (no weight to fit)."""
+    from serving.evaluation.calibrate import fit_fusion_with
+
+    if settings.index.fusion != "weighted":
+        return None
+    rows = [{"question": text,
+             "relevant_document_ids": sorted(d for d, r in data.qrels.get(qid, {}).items() if r > 0)}
+            for qid, text in queries]
+    digest = hashlib.sha256(json.dumps([data.fingerprint, rows], ensure_ascii=False).encode()).hexdigest()
+    paths = LakePaths(settings.home)
+    snapshot = current_id(paths)
+    stored = (read_manifest(paths, snapshot).get("calibration") or {}) if snapshot else {}
+    if stored.get("questions_sha256") == digest and "fusion" in stored:
+        return stored["fusion"]
+    base = RetrievalConfig(fusion="weighted", rrf_k=settings.index.rrf_k,
+                           candidates=max(settings.index.candidates, 100))
+    fusion = fit_fusion_with(retriever, base, rows, settings.index.fusion_dense_weight,
+                             settings.orchestration.calibration_min_questions, vectors, metric="ndcg")
+    if snapshot:
+        annotate(paths, snapshot, {"calibration": {
+            **stored, "fusion_dense_weight": fusion["value"] if fusion["fitted"] else None,
+            "min_relevance": stored.get("min_relevance"), "fusion": fusion, "questions": f"{data.name} qrels",
+            "questions_sha256": digest}})
+    log.info("%s: dense weight %s (%s)", data.name, fusion["value"], fusion.get("reason"))
+    return fusion
+
+
+def _calibrated_configs(fusion: dict | None, settings: Settings, reranker: bool) -> dict[str, RetrievalConfig]:
+    if not fusion or not fusion.get("fitted"):
+        return {}
+    weight, base = float(fusion["value"]), max(settings.index.candidates, 100)
+    name = f"calibrated-{weight:g}"
+    out = {name: RetrievalConfig(fusion="weighted", dense_weight=weight, rrf_k=settings.index.rrf_k, candidates=base)}
+    if reranker:
+        out[f"{name}+rerank"] = RetrievalConfig(fusion="weighted", dense_weight=weight, rrf_k=settings.index.rrf_k,
+                                                candidates=base, rerank=True, rerank_top=settings.index.rerank_top)
+    return out
+
+
 def _ranked_documents(hits) -> list[str]:
     seen: dict[str, None] = {}
     for hit in hits:
@@ -80,6 +133,7 @@ def evaluate_beir(folder: Path, settings: Settings, work: Path, indexer: Indexer
     queries = sorted(data.queries.items())[:limit] if limit else sorted(data.queries.items())
     results: dict[str, dict] = {}
     timings: dict[str, dict] = {}
+    calibration: dict[str, dict | None] = {}
     for variant, vsettings in _variants(settings, enrichment):
         home = work / f"{data.name}-{data.fingerprint}-{variant}"
         vsettings = vsettings.replace(home=home)
@@ -92,7 +146,10 @@ def evaluate_beir(folder: Path, settings: Settings, work: Path, indexer: Indexer
         vectors = retriever.embedder.embed_queries([q for _, q in queries])
         timings[variant]["query_embedding_ms_per_query"] = round(
             (time.perf_counter() - started) * 1000 / max(len(queries), 1), 2)
-        for name, config in _configs(retriever, vsettings).items():
+        calibration[variant] = calibrated_weight(vsettings, data, queries, retriever, vectors)
+        configs = {**_configs(retriever, vsettings),
+                   **_calibrated_configs(calibration[variant], vsettings, retriever.reranker is not None)}
+        for name, config in configs.items():
             runs, latencies = [], []
             for (qid, text), vector in zip(queries, vectors, strict=True):
                 started = time.perf_counter()
@@ -103,9 +160,14 @@ def evaluate_beir(folder: Path, settings: Settings, work: Path, indexer: Indexer
             metrics["p50_ms"] = round(float(np.percentile(latencies, 50)), 2)
             results[f"{variant}/{name}"] = metrics
             log.info("%s %s/%s %s", data.name, variant, name, metrics)
+    default, fixed = default_name(settings), default_name(settings)
+    fitted = calibration.get(_variant_of(settings))
+    if fitted and fitted.get("fitted"):
+        default = f"{_variant_of(settings)}/calibrated-{float(fitted['value']):g}" \
+            f"{'+rerank' if settings.index.reranker_model else ''}"
     return {"dataset": data.name, "corpus": len(data.corpus), "queries": len(queries),
-            "model": retriever.index.model_id, "configs": results, "default": default_name(settings),
-            "index_seconds": timings}
+            "model": retriever.index.model_id, "configs": results, "default": default, "fixed_default": fixed,
+            "calibration": calibration, "index_seconds": timings}
 
 
 def evaluate_questions(questions: Path, source: Path, settings: Settings, work: Path, indexer: Indexer) -> dict:

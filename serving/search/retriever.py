@@ -61,6 +61,14 @@ class RetrievalConfig:
             raise SearchError(f"fusion must be 'weighted' or 'rrf', got {self.fusion!r}")
 
 
+@dataclass(frozen=True)
+class SearchTrace:
+    """What a search decided beside its timings: the languages its BM25 side read the query in (empty when
+    it ran no BM25), "en" alone for "fava beans" over an English index, ("pt", "en") over a mixed one."""
+
+    analysis_languages: tuple[str, ...] = ()
+
+
 @dataclass
 class Hit:
     row: int
@@ -86,6 +94,7 @@ class Retriever:
         self.reranker = reranker
         self.pages = pages  # a serving.search.pages.PageSearcher, or None: text-only
         self.timings: dict[str, float] = {}
+        self.trace = SearchTrace()  # the last search's
 
     def mask(self, groups: frozenset[str] | set[str] | None, filters: Filters | None) -> np.ndarray:
         """Rows the caller may read and that pass the filters (a read-only array, cached per index)."""
@@ -130,6 +139,7 @@ class Retriever:
             raise SearchError(f"top_k must be between 1 and 1000, got {top_k}")
         config = config or RetrievalConfig()
         timings: dict[str, float] = {}
+        self.trace = SearchTrace()
         started = time.perf_counter()
         visible = self.visible(groups, filters)
         timings["filter_ms"] = (time.perf_counter() - started) * 1000
@@ -149,7 +159,9 @@ class Retriever:
         if config.method in ("hybrid", "bm25"):
             t = time.perf_counter()
             bm25 = self.index.sparse
-            columns = bm25.columns(query)
+            language, terms = bm25.analysed(query)
+            columns = sparse_search.query_columns(bm25.vocabulary, terms)
+            self.trace = SearchTrace((language,))
             rows, values = sparse_search.top_k(bm25.matrix, columns, k,
                                                None if visible.everything else visible.mask)
             sparse = (rows, values, lambda at, c=columns: sparse_search.scores_at(bm25.matrix, c, at))

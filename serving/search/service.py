@@ -14,7 +14,7 @@ from models.embedding import Embedder, load_embedder
 from models.rerank import load_reranker
 from serving.search.index import SearchIndex
 from serving.search.pages import load_page_searcher
-from serving.search.retriever import Hit, RetrievalConfig, Retriever
+from serving.search.retriever import Hit, RetrievalConfig, Retriever, SearchTrace
 
 
 class SnapshotRefused(LakeragError):
@@ -59,7 +59,8 @@ def config_from(settings: Settings, method: str = "hybrid") -> RetrievalConfig:
 
 
 def search_home(settings: Settings, question: str, groups: set[str], top_k: int = 10,
-                method: str = "hybrid") -> tuple[list[Hit], dict[str, float]]:
+                method: str = "hybrid") -> tuple[list[Hit], dict[str, float], SearchTrace]:
+    """The hits, the timings (ms) and the trace of one search of the home's served index."""
     retriever = build_retriever(settings, method=method)
     hits = retriever.search(question, groups, top_k=top_k, config=config_from(settings, method))
-    return hits, {k: round(v, 2) for k, v in retriever.timings.items()}
+    return hits, {k: round(v, 2) for k, v in retriever.timings.items()}, retriever.trace

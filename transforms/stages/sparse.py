@@ -1,5 +1,6 @@
 """``sparse``: analyse the chunks not yet analysed (token lists cached under ``cache/tokens``), then build the
-BM25 index and publish it as ``tables/sparse-<run>/`` behind ``tables/sparse.json``."""
+BM25 index, with its chunks' language shares, and publish it as ``tables/sparse-<run>/`` behind
+``tables/sparse.json``."""
 
 from __future__ import annotations
 
@@ -42,7 +43,9 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     record.skipped = len(set(keys)) - record.processed
     found = cache.read(keys)
     tokens = dict(zip(found[KEY].to_pylist(), found["tokens"].to_pylist(), strict=True))
-    index = build_sparse_index(ids, [tokens[k] for k in keys], k1=st.index.bm25_k1, b=st.index.bm25_b)
+    languages = dict(zip(found[KEY].to_pylist(), found["language"].to_pylist(), strict=True))
+    index = build_sparse_index(ids, [tokens[k] for k in keys], k1=st.index.bm25_k1, b=st.index.bm25_b,
+                               languages=[languages[k] for k in keys])
     publish_versioned(paths.tables, lp.SPARSE_SET, ctx.run_id, lambda folder: save_sparse_index(index, folder))
     record.seconds = time.perf_counter() - started
     record.save(paths, ctx.run_id)
