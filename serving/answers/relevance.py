@@ -141,8 +141,9 @@ class Relevance:
         # are written in, each word of a name must be held ("Brilho Serviços"); asked in another, a name's common
         # words are translated in the documents and one held word is enough ("Morse Fall Scale": "Escala de
         # Morse")
-        def known(word: str) -> bool:
-            return any(held(t) for lang in LANGUAGES for t in analyze(word, lang))
+        def known(word: str) -> bool:  # a function word of any language ("The", "Me", "Da") names nothing
+            read = [analyze(word, lang) for lang in LANGUAGES]
+            return not all(read) or any(held(t) for terms_ in read for t in terms_)
         native = self.language_share(language) >= 0.5
         for name in names:
             unknown = [w for w in name if not known(w)]

@@ -102,3 +102,10 @@ def test_a_level_the_salary_table_does_not_hold_is_refused_with_where_to_look(ap
     assert answer.status == "not_found" and "Tabela de Faixas Salariais" in answer.answer, answer.answer
     control = _ask(api, "Qual é a faixa salarial do Técnico de Enfermagem nível II?", hr)
     assert control.status != "not_found", control.answer
+
+
+def test_a_name_that_opens_with_a_function_word_is_not_refused_for_it(api):
+    # "The" is a stopword of the name's language: it names nothing a document must hold
+    answer = _ask(api, "Qual é o valor mensal do contrato de limpeza com a The Higiplus?",
+                  Caller("t", frozenset({"public", "compras"})))
+    assert not any(w.startswith("no readable document contains") for w in answer.warnings), answer.warnings
