@@ -60,8 +60,9 @@ class SearchIndex:
 
     @cached_property
     def language_shares(self) -> dict[str, float]:
-        """Language -> share of the chunks written in it (``languages.shares``, read once per snapshot)."""
-        return languages.shares(self.texts)
+        """Language -> share of the chunks written in it: the sparse stage's count, else read from a sample of
+        the chunks once per snapshot (``languages.shares``; an index built before the stage kept them)."""
+        return dict(self.sparse.languages) or languages.shares(self.texts)
 
     def __post_init__(self) -> None:
         self.dense = DenseMatrix(self.vectors, self.dense_precision)
