@@ -81,7 +81,7 @@ class AnswerService:
         question = " ".join(req.question.split())
         if not question:
             raise InvalidRequest("question must not be blank", "question")
-        language = language_of(question)
+        language = language_of(question, engine.index.language_shares)
         followup = self.follow_up(req, question, caller, engine, language)
         question = followup.question
         if followup.filters is not req.filters:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 
-from models.analysis import written_out
+from models.analysis import query_languages, written_out
 from serving.texts import NOT_FOUND  # noqa: F401 - wording's texts, the refusal among them
 
 SUGGEST = {
@@ -50,8 +51,17 @@ def injection_warnings(listed: list[tuple[int, str]], unlisted: int, language: s
     return out
 
 
-def language_of(question: str) -> str:
-    return written_out(question)[1]  # "pra", "vc" and "qto" are Portuguese
+def language_of(question: str, shares: Mapping[str, float] | None = None) -> str:
+    """The question's language: its own words decide when they can ("pra", "vc" and "qto" are Portuguese); a
+    short question nothing decides ("DHA", "fava beans") is read in the language most of the index holds
+    (``shares``, the index's language shares; ``models.analysis.query_languages``)."""
+    language = written_out(question)[1]
+    if not shares:
+        return language
+    if language == "pt" and written_out(question, "pt")[0].casefold().split() != question.casefold().split():
+        return "pt"  # a Portuguese abbreviation was written out ("qto custa?"): its words decided
+    candidates = query_languages(question, shares)
+    return candidates[0] if len(candidates) > 1 or candidates[0] != language else language
 
 
 def fmt_date(value: date | None, language: str) -> str:

@@ -41,3 +41,14 @@ def test_a_rambling_question_is_graded_by_its_ask(monkeypatch):
     assert "congresso" in rambling.missing and "prazo" not in rambling.missing
     monkeypatch.setattr(focus, "CONTEXT_SHARE", 1.0)  # every word weighing the same: the passage scores far less
     assert grade(_q(RAMBLING), RULE, POLICY, dense=0.6).score < rambling.score - 0.1
+
+
+def test_a_short_question_nothing_decides_is_read_in_the_language_most_of_the_index_holds():
+    from serving.answers.wording import language_of
+    english, portuguese = {"en": 0.97, "pt": 0.03}, {"pt": 0.87, "en": 0.13}
+    assert language_of("DHA", english) == "en" and language_of("fava beans", english) == "en"
+    assert language_of("DHA", portuguese) == "pt"
+    # the question's own words decide when they can, whatever the index holds
+    assert language_of("Qual o prazo de prestação de contas?", english) == "pt"
+    assert language_of("What is the notice period?", portuguese) == "en"
+    assert language_of("qto custa?", english) == "pt"
