@@ -242,6 +242,7 @@ class AnswerService:
             raise InvalidRequest(str(exc), "question") from exc
         return SearchResults(query=req.question, snapshot_id=engine.snapshot_id,
                              timings={k: round(v, 3) for k, v in retriever.timings.items()},
+                             analysis_languages=list(retriever.trace.analysis_languages),
                              hits=[SearchHit(chunk_id=h.chunk_id, document_id=h.document_id, title=h.title,
                                              section=modes.section_of(h.heading_path), heading_path=h.heading_path,
                                              pages=h.pages, path=h.path, doc_type=h.doc_type, text=h.text,

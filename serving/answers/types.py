@@ -134,6 +134,7 @@ class SearchResults(msgspec.Struct):
     hits: list[SearchHit]
     timings: dict[str, float]
     snapshot_id: str
+    analysis_languages: list[str] = []  # the languages BM25 read the query in (none for a dense-only search)
 
 
 class Section(msgspec.Struct):

@@ -110,6 +110,9 @@ def test_search_endpoint(api):
     assert all(not h["path"].startswith("Contratos/") for h in public["hits"])
     bm25 = api.client.post("/v1/search", json={"question": "higienização das mãos", "method": "bm25"}).json()
     assert bm25["hits"][0]["scores"]["bm25"] > 0
+    assert bm25["analysis_languages"] == ["pt"]  # the language BM25 read the query in
+    dense = api.client.post("/v1/search", json={"question": "higienização das mãos", "method": "dense"}).json()
+    assert dense["analysis_languages"] == []
 
 
 def test_documents_and_sections(api):
