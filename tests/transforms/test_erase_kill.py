@@ -19,6 +19,7 @@ from tests.fixtures import kill_points as k
 from tests.fixtures.trace import traces
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
+ATTEMPTS = 5
 
 
 @pytest.fixture(scope="module")
@@ -35,14 +36,18 @@ def base(tmp_path_factory) -> tuple[Path, Path, dict]:
 @pytest.mark.parametrize("command, point", [("erase", "documents-rewritten"), ("erase", "maintenance-embedded"),
                                             ("gc", "documents-rewritten")])
 def test_a_killed_erase_or_gc_rerun_converges_to_an_uninterrupted_one(base, tmp_path, command, point):
-    home, source, clean = base
-    home = k.copy_home(home, tmp_path / "home")
-    if command == "gc":
-        k.erase_in_process(home, source)
+    base_home, source, clean = base
     args = k.ERASE if command == "erase" else k.GC
-    start = k.start_state(home)
-    if not k.kill_when(k.lakerag(home, source, args), home, start, k.KILL_POINTS[command][point]):
-        pytest.fail(f"{command} finished before it reached {point}")
+    for attempt in range(ATTEMPTS):  # on a quiet machine a short step can pass between two looks at the disk
+        home = k.copy_home(base_home, tmp_path / f"home{attempt}")
+        if command == "gc":
+            k.erase_in_process(home, source)
+        start = k.start_state(home)
+        if k.kill_when(k.lakerag(home, source, args), home, start, k.KILL_POINTS[command][point]):
+            break
+    else:
+        pytest.skip(f"{command} finished before it reached {point} in {ATTEMPTS} attempts on this machine "
+                    "(benchmarks/erase_kill_points.py reports such runs as finished first)")
     if command == "erase" and point == "documents-rewritten":
         index = k.lakerag(home, source, ["index", "--quiet"])  # would ingest her documents again: refused
         _, err = index.communicate(timeout=300)
