@@ -13,7 +13,7 @@ PAGES = "pages"  # page multi-vectors, per model, keyed by page hash; and the pa
 CACHES = frozenset({EXTRACTED, FAILURES, CHUNKS, VECTORS, TOKENS, GRAPH, LLM, LLM_ANSWERS, GRAPH_SEARCH, DBT,
                     PAGES})
 # Versioned folder sets under tables/: <name>-<run>/ behind the pointer <name>.json.
-SPARSE_SET, GRAPH_SET = "sparse", "graph"
+SPARSE_SET, GRAPH_SET, ANN_SET = "sparse", "graph", "ann"
 
 
 @dataclass(frozen=True)

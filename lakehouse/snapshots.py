@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 SERVING_TABLES = ("documents", "extracted", "chunks", "contexts", "vectors", "quarantine", "runs", "pages",
                   "descriptions")
-POINTED = ("sparse", "graph")  # folders behind <name>.json pointers
+POINTED = ("sparse", "graph", "ann")  # folders behind <name>.json pointers (the first is required)
 
 
 class SnapshotError(LakeragError):

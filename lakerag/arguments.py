@@ -16,8 +16,8 @@ from lakehouse.errors import LakeragError
 QUESTION_CHARS = 2000  # serving.answers.types.Question: the API refuses longer questions the same way
 
 # What `lakerag index` runs, in order (transforms.registry.STAGES; tests/lakerag/test_cli_usage.py holds them equal).
-INDEX_STAGES = ("discover", "land", "extract", "chunk", "commit", "enrich", "embed", "sparse", "graph", "describe",
-                "pages", "snapshot")
+INDEX_STAGES = ("discover", "land", "extract", "chunk", "commit", "enrich", "embed", "ann", "sparse", "graph",
+                "describe", "pages", "snapshot")
 
 INDEX_DESCRIPTION = (
     "Run every stage over the source folder, in order: " + ", ".join(INDEX_STAGES) + "; then publish the snapshot "

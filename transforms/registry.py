@@ -5,6 +5,7 @@ rebuild read everything they need to know about stages from here."""
 from __future__ import annotations
 
 from transforms.stages import (
+    ann,
     chunk,
     commit,
     describe,
@@ -21,7 +22,7 @@ from transforms.stages import (
 from transforms.stages.base import Stage
 
 STAGES: tuple[Stage, ...] = tuple(m.STAGE for m in (discover, land, extract, chunk, commit,
-                                                    enrich, embed, sparse, graph, describe, pages, snapshot))
+                                                    enrich, embed, ann, sparse, graph, describe, pages, snapshot))
 BY_NAME: dict[str, Stage] = {stage.name: stage for stage in STAGES}
 
 

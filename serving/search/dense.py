@@ -8,6 +8,13 @@ a true top-k row falls outside the widened candidate list (``benchmarks/retrieva
 
 Rows a request may not see are never candidates: when most rows are visible their scores are set to -inf in
 a scratch copy (no gather of the visible rows), otherwise the visible rows are gathered.
+
+With an approximate index (``ann``: ``models.ann``, from ``LAKERAG_ANN_MIN_CHUNKS`` chunks) the candidates come
+from its graph instead of a scan: ``ANN_OVERSAMPLE`` times the rows asked, divided by the share of rows the
+request may see (the library has no predicate, so hidden rows are fetched and dropped before anything is
+ranked), rescored exactly. A request that may see under ``1 / ANN_MAX_OVERFETCH`` of the rows, or whose
+candidates leave fewer visible rows than asked, scans its visible rows instead (exact, and cheap when they are
+few). ``benchmarks/ann.py`` measures both paths' recall@10 and latency.
 """
 
 from __future__ import annotations
@@ -16,11 +23,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from models.ann import AnnSearcher
 from serving.search import kernels
 from serving.search.masks import Visible
 
 PRECISIONS = ("auto", "float32", "float16", "int8")
 AUTO_INT8_ROWS = 50_000  # "auto": from this many rows the int8 scan (+ exact rescoring) is the faster path
+ANN_OVERSAMPLE = 2  # ANN candidates per row asked, rescored exactly
+ANN_MAX_OVERFETCH = 10  # hidden rows fetched per visible one at most; a request that sees fewer rows scans them
 
 
 def best(rows: np.ndarray, values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -69,6 +79,7 @@ class DenseMatrix:
     vectors: np.ndarray
     precision: str = "float32"
     rescore: int = 4
+    ann: AnnSearcher | None = field(default=None, repr=False)
     _codes: np.ndarray | None = field(default=None, repr=False)
     _scales: np.ndarray | None = field(default=None, repr=False)
 
@@ -114,6 +125,8 @@ class DenseMatrix:
         """The ``k`` best visible rows (``visible`` None: every row) with their exact scores, and the exact
         scores of every row when they were computed, else None. ``full``: those exact scores, already
         computed by the caller (they are used as they are, and left unchanged)."""
+        if full is None and self.ann is not None and (found := self._ann_top(query, visible, k)) is not None:
+            return (*found, None)
         if full is not None or self._codes is None:
             exact = self.scores(query) if full is None else full
             rows, values = best_visible(exact, visible, k)
@@ -122,3 +135,18 @@ class DenseMatrix:
         wide = np.sort(wide)  # rows in memory order for the gather
         rows, values = best(wide, self.scores_at(wide, query), k)
         return rows, values, None
+
+    def _ann_top(self, query: np.ndarray, visible: Visible | None,
+                 k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The ANN path of :meth:`top`, or None where the scan must answer (module docstring)."""
+        n = self.vectors.shape[0]
+        seen = n if visible is None or visible.everything else int(visible.rows.size)
+        if seen * ANN_MAX_OVERFETCH < n:
+            return None
+        rows = self.ann.candidates(query, -(-k * ANN_OVERSAMPLE * n // seen))
+        if seen < n:
+            rows = rows[visible.mask[rows]]  # hidden rows never reach the ranking
+        if rows.size < min(k, seen):
+            return None
+        rows = np.sort(rows)
+        return best(rows, self.scores_at(rows, query), k)

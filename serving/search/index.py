@@ -14,7 +14,9 @@ import pyarrow.parquet as pq
 
 from lakehouse import schemas as s
 from lakehouse.errors import LakeragError
-from lakehouse.storage import read_json
+from lakehouse.paths import ANN_SET
+from lakehouse.storage import read_json, versioned_dir
+from models import ann
 from models.sparse import SparseIndex, load_sparse_index
 from serving.search import languages
 from serving.search.dense import DenseMatrix
@@ -31,6 +33,18 @@ class IndexNotReady(LakeragError):
 
 def _dates(values: list[date | None]) -> np.ndarray:
     return np.array([np.datetime64(v, "D") if v else np.datetime64("NaT") for v in values], dtype="datetime64[D]")
+
+
+def _ann(tables: Path, model_id: str, dim: int, chunk_ids: list[str]) -> ann.AnnSearcher | None:
+    """The folder's ANN index, or None (none built: a small index; or unreadable: warned, the scan serves)."""
+    try:
+        folder = versioned_dir(tables, ANN_SET)
+        if folder is None:
+            return None
+        return ann.load(folder, model_id, dim, ann.fingerprint(chunk_ids))
+    except (ann.AnnIndexError, OSError, ValueError, KeyError) as exc:
+        log.warning("ANN index not used, dense search scans every vector: %s", exc)
+        return None
 
 
 @dataclass
@@ -55,6 +69,7 @@ class SearchIndex:
     model_id: str
     sparse: SparseIndex
     dense_precision: str = "float32"  # the scan matrix: float32 (exact), float16, int8 (+ exact rescoring) or auto
+    ann: ann.AnnSearcher | None = field(default=None, repr=False)  # candidates from the ANN index, when loaded
     dense: DenseMatrix = field(init=False, repr=False)
     masks: MaskCache = field(init=False, repr=False)
 
@@ -65,7 +80,7 @@ class SearchIndex:
         return dict(self.sparse.languages) or languages.shares(self.texts)
 
     def __post_init__(self) -> None:
-        self.dense = DenseMatrix(self.vectors, self.dense_precision)
+        self.dense = DenseMatrix(self.vectors, self.dense_precision, ann=self.ann)
         self.vectors = self.dense.vectors  # one contiguous float32 matrix, shared
         self.masks = MaskCache()
 
@@ -75,7 +90,9 @@ class SearchIndex:
     @classmethod
     def load(cls, tables: Path, dense_precision: str = "float32", with_vectors: bool = True) -> SearchIndex:
         """Load from a tables folder (``$LAKERAG_HOME/tables`` or a snapshot). ``with_vectors=False`` skips the
-        dense vectors (a BM25-only search needs none); the index then has a 0-column matrix."""
+        dense vectors (a BM25-only search needs none); the index then has a 0-column matrix. With
+        ``dense_precision`` auto, the ANN index the folder carries (the ``ann`` stage) gives the dense
+        candidates; a missing or corrupt one is logged and every vector is scanned instead."""
         needed = [tables / f"{name}.parquet" for name in ("chunks", "extracted", "vectors")]
         needed.append(tables / "sparse.json")
         if missing := [p.name for p in needed if not p.exists()]:
@@ -95,6 +112,8 @@ class SearchIndex:
             vectors = np.ascontiguousarray(flat.reshape(len(vector_ids), dim), dtype=np.float32)
         else:
             vectors = np.zeros((len(vector_ids) if not with_vectors else 0, 0), dtype=np.float32)
+        model_id = (vectors_table.schema.metadata or {}).get(b"model_id", b"").decode()
+        searcher = _ann(tables, model_id, dim, vector_ids) if dim and dense_precision == "auto" else None
         pointer = read_json(tables / "sparse.json")
         sparse = load_sparse_index(tables / pointer["dir"])
         if sparse.chunk_ids != vector_ids:
@@ -120,9 +139,10 @@ class SearchIndex:
             group_sets=list(codes),
             group_codes=group_codes,
             vectors=vectors,
-            model_id=(vectors_table.schema.metadata or {}).get(b"model_id", b"").decode(),
+            model_id=model_id,
             sparse=sparse,
             dense_precision=dense_precision,
+            ann=searcher,
         )
 
     def readable_by(self, caller_groups: frozenset[str]) -> np.ndarray:

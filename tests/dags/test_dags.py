@@ -71,7 +71,7 @@ def test_index_runs_every_registered_stage_in_order_with_gpu_stages_in_their_poo
     stages = index_stages()
     index = dagbag.dags["lakerag_index"]
     chain = [t.task_id for t in index.topological_sort() if t.task_id in {s.name for s in stages}]
-    assert chain == [s.name for s in stages] == ["enrich", "embed", "sparse", "graph", "describe", "pages"]
+    assert chain == [s.name for s in stages] == ["enrich", "embed", "ann", "sparse", "graph", "describe", "pages"]
     for stage in stages:
         assert (index.get_task(stage.name).pool == "lakerag_gpu") == stage.gpu
     assert [s.name for s in stages if s.gpu] == ["embed", "pages"]
