@@ -271,6 +271,8 @@ def main() -> None:
     parser.add_argument("--libs", nargs="+", default=list(LIBS), choices=LIBS)
     parser.add_argument("--big-libs", nargs="+", default=None, choices=LIBS,
                         help="libraries measured at sizes above 100k (default: all of --libs)")
+    parser.add_argument("--small-libs", nargs="+", default=None, choices=LIBS,
+                        help="libraries measured at sizes below 100k, for the crossover (default: all of --libs)")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--m", type=int, default=16, help="HNSW links per node")
     parser.add_argument("--ef-construction", type=int, default=128)
@@ -281,7 +283,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="build threads")
     parser.add_argument("--tmp", default=None, help="folder for the on-disk size measurement")
     parser.add_argument("--out", default="ann")
+    parser.add_argument("--summary", type=Path, help="rebuild the table and JSON from the JSON lines a run "
+                        "printed (a run stopped before its end); nothing is measured")
     args = parser.parse_args()
+    if args.summary:
+        lines = args.summary.read_text(encoding="utf-8").splitlines()
+        rows = [json.loads(line) for line in lines if line.startswith("{")]
+        report(rows, args, {"rebuilt_from": str(args.summary)})
+        return
     threadpool_limits(1, user_api="blas")
     base = np.ascontiguousarray(base_vectors(args.vectors, args.encode), np.float32)
     base /= np.linalg.norm(base, axis=1, keepdims=True)
@@ -291,21 +300,34 @@ def main() -> None:
         saved = args.libs
         if size > 100_000 and args.big_libs:
             args.libs = args.big_libs
+        elif size < 100_000 and args.small_libs:
+            args.libs = args.small_libs
         rows += run_size(size, base, queries, args)
         args.libs = saved
-    crossover = {}
-    for name in {r["library"] for r in rows} - {"int8-scan"}:
-        beats = [r["size"] for r in rows if r["library"] == name for s in rows
-                 if s["library"] == "int8-scan" and s["size"] == r["size"] and r["p95_ms"] < s["p95_ms"]]
-        crossover[name] = min(beats) if beats else None
+    report(rows, args, {"base_vectors": int(len(base)), "queries": int(len(queries))})
+
+
+def crossover(rows: list[dict], stat: str) -> dict[str, int | None]:
+    """Per library: the smallest measured size from which its ``stat`` beats the int8 scan's at every size."""
+    scan = {r["size"]: r[stat] for r in rows if r["library"] == "int8-scan"}
+    out = {}
+    for name in sorted({r["library"] for r in rows} - {"int8-scan"}):
+        sizes = sorted(r["size"] for r in rows if r["library"] == name and r["size"] in scan)
+        wins = {r["size"]: r[stat] < scan[r["size"]] for r in rows if r["library"] == name and r["size"] in scan}
+        out[name] = next((size for i, size in enumerate(sizes) if all(wins[s] for s in sizes[i:])), None)
+    return out
+
+
+def report(rows: list[dict], args, extra: dict) -> None:
     print_table(rows, ["library", "size", "build_s", "memory_mb", "disk_mb", "raw_recall@10", "recall@10",
                        "p50_ms", "p95_ms", "masked90_recall@10", "masked90_p95_ms", "masked10_recall@10",
                        "masked10_p95_ms"])
-    print("crossover (smallest measured size where p95 beats the int8 scan):", crossover)
-    path = save(args.out, {"base_vectors": int(len(base)), "queries": int(len(queries)), "k": K,
-                           "params": {k: v for k, v in vars(args).items() if k not in ("vectors", "tmp")},
-                           "simd_kernels": kernels.available(), "peak_rss_mb": round(peak_rss_mb()),
-                           "load_average": os.getloadavg(), "rows": rows, "crossover": crossover})
+    crossovers = {"p50_ms": crossover(rows, "p50_ms"), "p95_ms": crossover(rows, "p95_ms")}
+    print("crossover (smallest measured size from which it beats the int8 scan):", json.dumps(crossovers))
+    params = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k not in ("vectors", "tmp")}
+    path = save(args.out, {**extra, "k": K, "params": params, "simd_kernels": kernels.available(),
+                           "peak_rss_mb": round(peak_rss_mb()), "load_average": os.getloadavg(), "rows": rows,
+                           "crossover": crossovers})
     print(f"wrote {path}")
 
 

@@ -63,8 +63,9 @@ class Update:
 
 
 def build(folder: Path, vectors: np.ndarray, keys: np.ndarray, model_id: str, chunks: str,
-          previous: Path | None = None, threads: int = 0) -> Update:
-    """Write an index of ``vectors`` (row i has key ``keys[i]``) to ``folder``. With a ``previous`` folder of
+          previous: Path | None = None, threads: int = 0, min_rows: int = 1) -> Update:
+    """Write an index of ``vectors`` (row i has key ``keys[i]``) to ``folder``; ``min_rows``: the fewest rows a
+    request must be able to see for the searcher to be used (the build threshold). With a ``previous`` folder of
     the same format, model and dimension whose keys are all still present, only the new rows are added to a
     copy of its graph; any removed key rebuilds from scratch, so no vector of a deleted or erased chunk stays
     in the file."""
@@ -91,7 +92,7 @@ def build(folder: Path, vectors: np.ndarray, keys: np.ndarray, model_id: str, ch
     index.save(str(folder / INDEX_FILE))
     np.save(folder / KEYS_FILE, keys)
     meta = {"format": FORMAT, "model_id": model_id, "dim": dim, "rows": int(len(keys)), "chunks": chunks,
-            "connectivity": CONNECTIVITY, "expansion_add": EXPANSION_ADD}
+            "min_rows": int(min_rows), "connectivity": CONNECTIVITY, "expansion_add": EXPANSION_ADD}
     tmp = folder / f".{META_FILE}.tmp"
     tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
     os.replace(tmp, folder / META_FILE)
@@ -111,10 +112,12 @@ def _read_meta(folder: Path) -> dict:
 
 
 class AnnSearcher:
-    """A loaded (memory-mapped) index that answers row numbers."""
+    """A loaded (memory-mapped) index that answers row numbers; ``min_rows``: the fewest rows a request must be
+    able to see for it to be used (below, scanning them is cheaper)."""
 
-    def __init__(self, index, keys: np.ndarray) -> None:
+    def __init__(self, index, keys: np.ndarray, min_rows: int = 1) -> None:
         self.index = index
+        self.min_rows = min_rows
         self.rows = len(keys)
         self._order = np.argsort(keys, kind="stable")
         self._sorted = keys[self._order]
@@ -150,4 +153,4 @@ def load(folder: Path, model_id: str, dim: int, chunks: str) -> AnnSearcher:
         raise AnnIndexError(f"{path}: unreadable ANN index ({exc})") from None
     if index is None or len(index) != meta["rows"] or len(keys) != meta["rows"] or index.ndim != dim:
         raise AnnIndexError(f"{path}: unreadable ANN index (expected {meta['rows']} rows of {dim} dims)")
-    return AnnSearcher(index, keys.astype(np.uint64))
+    return AnnSearcher(index, keys.astype(np.uint64), int(meta.get("min_rows", 1)))

@@ -9,12 +9,13 @@ a true top-k row falls outside the widened candidate list (``benchmarks/retrieva
 Rows a request may not see are never candidates: when most rows are visible their scores are set to -inf in
 a scratch copy (no gather of the visible rows), otherwise the visible rows are gathered.
 
-With an approximate index (``ann``: ``models.ann``, from ``LAKERAG_ANN_MIN_CHUNKS`` chunks) the candidates come
-from its graph instead of a scan: ``ANN_OVERSAMPLE`` times the rows asked, divided by the share of rows the
+With an approximate index (``ann``: ``models.ann``, built from ``LAKERAG_ANN_MIN_CHUNKS`` chunks) the candidates
+come from its graph instead of a scan: ``ANN_OVERSAMPLE`` times the rows asked, divided by the share of rows the
 request may see (the library has no predicate, so hidden rows are fetched and dropped before anything is
-ranked), rescored exactly. A request that may see under ``1 / ANN_MAX_OVERFETCH`` of the rows, or whose
-candidates leave fewer visible rows than asked, scans its visible rows instead (exact, and cheap when they are
-few). ``benchmarks/ann.py`` measures both paths' recall@10 and latency.
+ranked), rescored exactly. A request that may see fewer rows than that threshold, or under
+``1 / ANN_MAX_OVERFETCH`` of them, or whose candidates leave fewer visible rows than asked, scans its visible
+rows instead: exact, and cheaper than a graph walk that fetches mostly hidden rows (``benchmarks/ann.py``
+measures both paths' recall@10 and latency).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from serving.search.masks import Visible
 PRECISIONS = ("auto", "float32", "float16", "int8")
 AUTO_INT8_ROWS = 50_000  # "auto": from this many rows the int8 scan (+ exact rescoring) is the faster path
 ANN_OVERSAMPLE = 2  # ANN candidates per row asked, rescored exactly
-ANN_MAX_OVERFETCH = 10  # hidden rows fetched per visible one at most; a request that sees fewer rows scans them
+ANN_MAX_OVERFETCH = 3  # rows fetched per visible one at most; a request that may see fewer scans its rows
 
 
 def best(rows: np.ndarray, values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +142,7 @@ class DenseMatrix:
         """The ANN path of :meth:`top`, or None where the scan must answer (module docstring)."""
         n = self.vectors.shape[0]
         seen = n if visible is None or visible.everything else int(visible.rows.size)
-        if seen * ANN_MAX_OVERFETCH < n:
+        if seen < self.ann.min_rows or seen * ANN_MAX_OVERFETCH < n:
             return None
         rows = self.ann.candidates(query, -(-k * ANN_OVERSAMPLE * n // seen))
         if seen < n:

@@ -44,7 +44,8 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
         done: list[ann.Update] = []
         publish_versioned(tables, lp.ANN_SET, ctx.run_id, lambda folder: done.append(ann.build(
             folder, np.asarray(vectors, np.float32), keys, model_id, ann.fingerprint(ids),
-            previous if previous is not None and previous.exists() else None)))
+            previous if previous is not None and previous.exists() else None,
+            min_rows=ctx.settings.index.ann_min_chunks)))
         record.processed, record.skipped = done[0].added, len(ids) - done[0].added
         log.info("ann: %d rows added to %s graph of %d", done[0].added,
                  "a new" if done[0].rebuilt else "the previous", len(ids))
