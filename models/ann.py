@@ -125,6 +125,8 @@ class AnnSearcher:
     def candidates(self, query: np.ndarray, count: int) -> np.ndarray:
         """Up to ``count`` rows nearest ``query``, nearest first (one thread, as each API request is)."""
         count = min(count, self.rows)
+        # the beam is a property of the index, not of the call: two requests racing here may walk with each
+        # other's beam (a recall difference only; both ask for the same count unless their masks differ)
         self.index.expansion_search = max(EXPANSION_SEARCH, count)
         found = np.asarray(self.index.search(np.asarray(query, dtype=np.float32), count, threads=1).keys,
                            dtype=np.uint64)
