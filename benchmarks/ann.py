@@ -47,6 +47,7 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import peak_rss_mb, print_table, save  # noqa: E402
 
+from models import ann as ann_module  # noqa: E402
 from models.ann import AnnSearcher  # noqa: E402
 from models.embedding import load_embedder  # noqa: E402
 from serving.search import kernels  # noqa: E402
@@ -242,8 +243,12 @@ def one_library(name: str, data: Data, args) -> list[dict]:
              **measured(data, lambda q, m, b, v: rescored(x, index.candidates(q, wanted, m, b), q))}]
     if name == "usearch-i8":  # the serving path itself: DenseMatrix with this graph, 100 candidates for fusion
         served = DenseMatrix(x, "int8", ann=AnnSearcher(index.ix, np.arange(len(x), dtype=np.uint64)))
-        rows.append({"library": "lakerag-ann-k100", **row,
-                     **measured(data, lambda q, m, b, v: served.top(q, v, SERVED_K)[0][:K])})
+        for beam in args.served_beams:  # the fewest nodes the walk keeps (models.ann.EXPANSION_SEARCH)
+            ann_module.EXPANSION_SEARCH = beam
+            label = "lakerag-ann-k100" if beam == 128 else f"lakerag-ann-k100-beam{beam}"
+            rows.append({"library": label, **row,
+                         **measured(data, lambda q, m, b, v: served.top(q, v, SERVED_K)[0][:K])})
+        ann_module.EXPANSION_SEARCH = 128
     return rows
 
 
@@ -281,6 +286,8 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=100, help="candidates rescored exactly per query")
     parser.add_argument("--overfetch", type=int, default=10, help="x candidates when a mask cannot be pushed down")
     parser.add_argument("--threads", type=int, default=2, help="build threads")
+    parser.add_argument("--served-beams", type=int, nargs="+", default=[128],
+                        help="search beams tried on the serving path (128: the shipped minimum)")
     parser.add_argument("--tmp", default=None, help="folder for the on-disk size measurement")
     parser.add_argument("--out", default="ann")
     parser.add_argument("--summary", type=Path, help="rebuild the table and JSON from the JSON lines a run "
