@@ -22,6 +22,9 @@ import numpy as np
 FORMAT = "usearch-hnsw-i8-cos/1"
 INDEX_FILE, KEYS_FILE, META_FILE = "index.usearch", "keys.npy", "ann.json"
 CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 128, 128  # HNSW M, efConstruction, minimum ef at search
+# from this many rows the walk keeps a wider beam: benchmarks/ann.py at 1M, served path recall@10 0.866 with
+# 128, 0.920 with 512, 0.955 with 1024 (p95 1.9 / 4.2 / 6.1 ms against the int8 scan's 108 ms)
+LARGE_ROWS, EXPANSION_SEARCH_LARGE = 500_000, 1024
 
 
 class AnnIndexError(ValueError):
@@ -127,7 +130,8 @@ class AnnSearcher:
         count = min(count, self.rows)
         # the beam is a property of the index, not of the call: two requests racing here may walk with each
         # other's beam (a recall difference only; both ask for the same count unless their masks differ)
-        self.index.expansion_search = max(EXPANSION_SEARCH, count)
+        self.index.expansion_search = max(EXPANSION_SEARCH if self.rows < LARGE_ROWS else EXPANSION_SEARCH_LARGE,
+                                          count)
         found = np.asarray(self.index.search(np.asarray(query, dtype=np.float32), count, threads=1).keys,
                            dtype=np.uint64)
         at = np.searchsorted(self._sorted, found)
