@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from transforms.extraction.pdf_lines import Line
 from transforms.extraction.pdf_tables import PdfTable
 
+HEADING_SIZE = 1.15  # a font this much larger than the body text is a heading's ("asn1 parser2tree": 13.1 pt on 11)
+
 
 @dataclass(frozen=True)
 class Margins:
@@ -36,7 +38,7 @@ def size_levels(pages: list[list[Line]], body: float) -> dict[float, int]:
     for lines in pages:
         for ln in lines:
             total += len(ln.text)
-            if ln.size >= 1.2 * body and len(ln.text) <= 150:
+            if ln.size >= HEADING_SIZE * body and len(ln.text) <= 150:
                 chars[round(ln.size * 2) / 2] += len(ln.text)
     sizes = sorted((s for s, n in chars.items() if n < 0.3 * total), reverse=True)
     return {s: min(i + 1, 4) for i, s in enumerate(sizes)}

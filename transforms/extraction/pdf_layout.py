@@ -97,7 +97,7 @@ class _Builder:
             self.blocks.append(Block("heading", title, page, division.level))
             self.awaiting_title = not division.rest
             return
-        level = self._heading_level(line, text, nxt, starts)
+        level = self._heading_level(line, text, nxt, starts, margins)
         if level:
             self.blocks.append(Block("heading", text.rstrip(".:").rstrip() if line.run_in else text, page, level))
             self.styled.add(id(self.blocks[-1]))
@@ -114,7 +114,7 @@ class _Builder:
         else:
             self.blocks.append(Block("para", text, page))
 
-    def _heading_level(self, line: Line, text: str, nxt: Line | None, starts: bool) -> int:
+    def _heading_level(self, line: Line, text: str, nxt: Line | None, starts: bool, margins: Margins) -> int:
         if " … " in text:  # a table-of-contents entry with dot leaders
             return 0
         if ACT_TITLE.match(text) and line.size >= 0.95 * self.body and (
@@ -125,9 +125,11 @@ class _Builder:
         if size_level and len(text) <= 150:
             return 0 if self.letterhead and line.page == 0 else size_level
         numbered = numbered_heading_level(text.rstrip(".:") if line.run_in else text)
-        if numbered and (line.bold or line.size > 1.1 * self.body or (is_upper(text) and len(text) <= 60)):
+        if numbered and line.size >= 0.95 * self.body and (
+                line.bold or line.size > 1.1 * self.body or (is_upper(text) and len(text) <= 60)):
             return numbered  # "5.1 Results", "3 DEFINIÇÕES" in regular capitals, "1.2 Prazos." run in
-        stands_alone = nxt is None or not nxt.bold or nxt.top - line.top > 2 * line.size
+        stands_alone = (nxt is None or not nxt.bold or nxt.top - line.top > 2 * line.size
+                        or (abs(line.x0 - nxt.x0) <= 2 and is_upper(text) != is_upper(nxt.text)))  # caps, then not
         if (line.bold and starts and stands_alone and len(text) <= 80 and line.size >= 0.95 * self.body
                 and not text.endswith((".", ",", ";", ":"))):
             return self.bold_level
@@ -169,6 +171,9 @@ class _Builder:
         if line.top - prev.top > 1.35 * margins.pitch + 0.5 or line.top < prev.top - 0.5 * prev.height:
             return True
         width = margins.right - margins.left
+        if line.bold and not prev.bold and (ends_sentence(prev.text) if line.run_in
+                                            else prev.x1 < margins.right - 0.15 * width):
+            return True  # a bold line after a paragraph's short last line, a run-in heading after a full stop
         full = prev.x1 >= margins.right - 0.1 * width
         if line.x0 > prev.x0 + 8 and line.x0 > margins.left + 8 and full and not (line.bold and prev.bold):
             return True  # a first-line indent after a full line (centred lines and bold titles are not)

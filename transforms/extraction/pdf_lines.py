@@ -109,13 +109,28 @@ def _line(textpage: pdfium.PdfTextPage, chars: list[str], indexes: list[int], pa
 
 
 def _run_in_heading(textpage: pdfium.PdfTextPage, chars: list[str], indexes: list[int]) -> int | None:
-    """Where a bold numbered heading that runs into its (regular) paragraph ends, as a position in
-    ``indexes``; None when the bold start of the line is not such a heading."""
+    """Where a bold heading that runs into its (regular) paragraph ends, as a position in ``indexes``: a
+    numbered one ("5.1 Results." ...) or a short phrase in title case followed by a new sentence ("Boots
+    Self-Locking Nut The Boots ...", not "DAVI PIRES BATISTA, Prefeito ..." nor a contents entry). None when
+    the bold start of the line is not such a heading (a label such as "Atenção:" or "AGENCY:")."""
     for k, i in enumerate(indexes[:_MAX_RUN_IN]):
         if not _is_bold(textpage, i):
             head = "".join(chars[indexes[0]: i]).strip()
-            return k if k and numbered_heading_level(head.rstrip(".:")) else None
+            if not k:
+                return None
+            numbered = numbered_heading_level(head.rstrip(".:"))
+            return k if numbered or (title_phrase(head) and chars[i].isupper()) else None  # a new sentence
     return None
+
+
+def title_phrase(text: str) -> bool:
+    """A heading's wording: two to twelve words, no final punctuation, its longer words capitalised
+    ("Related Service Information Under 1 CFR Part 51", "Costs of Compliance")."""
+    words = text.split()
+    if not 2 <= len(words) <= 12 or text[-1:] in ".,;:!?" or not text[:1].isupper():
+        return False
+    long = [w for w in words if len(w) > 3 and w[:1].isalpha()]
+    return bool(long) and sum(w[:1].isupper() for w in long) >= 0.75 * len(long)
 
 
 def _segments(textpage: pdfium.PdfTextPage, chars: list[str]) -> list[tuple[int, int]]:
