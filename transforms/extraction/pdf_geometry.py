@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
 from transforms.extraction.pdf_lines import Line
 from transforms.extraction.pdf_tables import PdfTable
 
+_NOTE_MARK = re.compile(r"^(?:\d{1,3}|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|[*†‡§])\s?\S")
+NOTE_SIZE = 0.85  # footnotes are set in a smaller type than the body
 HEADING_SIZE = 1.15  # a font this much larger than the body text is a heading's ("asn1 parser2tree": 13.1 pt on 11)
 
 
@@ -64,3 +67,34 @@ def interleave(lines: list[Line], tables: list[PdfTable]) -> list[Line | PdfTabl
         at = next(below, len(items))
         items.insert(at, table)
     return items
+
+
+def footnotes_last(lines: list[Line], body: float) -> list[Line]:
+    """The page's lines with each footnote after the text of its column. A footnote is a run of lines in small
+    type below every body-size line of its column, the first starting with a note mark ("¹ The service ...",
+    "2 Ver o art. 5º"); typesetting often draws them before the columns, which put them before the text."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        first = out[i]
+        if first.size > NOTE_SIZE * body or not _NOTE_MARK.match(first.text.strip()):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(out) and out[j].size <= NOTE_SIZE * body and out[j].top >= first.top:
+            j += 1
+        note = out[i:j]
+        x0, x1, top = min(n.x0 for n in note), max(n.x1 for n in note), first.top
+        column = [k for k, ln in enumerate(out) if not i <= k < j and ln.x0 < x1 and ln.x1 > x0
+                  and abs(ln.size - body) <= 0.15 * body]
+        if not column or any(out[k].bottom > top for k in column):
+            i = j
+            continue
+        last = max(column)
+        if last > i:  # drawn before its column's text: move it after that text
+            out[i:j] = []
+            at = last - len(note) + 1
+            out[at:at] = note
+            continue
+        i = j
+    return out
