@@ -98,3 +98,30 @@ def footnotes_last(lines: list[Line], body: float) -> list[Line]:
             continue
         i = j
     return out
+
+
+def overlays_first(lines: list[Line]) -> list[Line]:
+    """The page's lines with any run drawn after text it sits above (wholly above every line drawn before it,
+    such as a gazette's section labels stamped over the page: "PODER EXECUTIVO", "DECRETOS") moved to the front:
+    a reader reads it first. Columns start level with each other, so a second column is not moved; lines at
+    the foot of the page (a letterhead footer drawn first) do not count as text drawn before."""
+    if not lines:
+        return []
+    foot = 0.85 * max(ln.bottom for ln in lines)
+    out = list(lines)
+    lowest = float("inf")
+    i = 0
+    while i < len(out):
+        if out[i].bottom >= lowest or lowest == float("inf"):
+            if out[i].top <= foot:
+                lowest = min(lowest, out[i].top)
+            i += 1
+            continue
+        j = i
+        while j < len(out) and out[j].bottom < lowest:
+            j += 1
+        out[0:0] = out[i:j]
+        del out[j: j + (j - i)]
+        lowest = min(ln.top for ln in out[:j] if ln.top <= foot)
+        i = j
+    return out

@@ -12,7 +12,14 @@ from __future__ import annotations
 import re
 
 from transforms.extraction.markdown import Block, clean_line
-from transforms.extraction.pdf_geometry import Margins, footnotes_last, interleave, page_margins, size_levels
+from transforms.extraction.pdf_geometry import (
+    Margins,
+    footnotes_last,
+    interleave,
+    overlays_first,
+    page_margins,
+    size_levels,
+)
 from transforms.extraction.pdf_lines import Line
 from transforms.extraction.pdf_tables import PdfTable
 from transforms.extraction.structure import (
@@ -184,7 +191,7 @@ def layout_blocks(pages: list[list[Line]], tables: dict[int, list[PdfTable]], bo
     """Markdown blocks of a whole document, in reading order, each tagged with its page."""
     builder = _Builder(pages, body)
     for page, lines in enumerate(pages):
-        lines = footnotes_last(lines, body)
+        lines = overlays_first(footnotes_last(lines, body))
         margins = page_margins(lines, body)
         items = interleave(lines, tables.get(page, []))
         for i, item in enumerate(items):
