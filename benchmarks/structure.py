@@ -1,6 +1,6 @@
 """Document structure on the development set: headings, reading order, tables and running headers.
 
-Usage: ``python benchmarks/structure.py [--name NAME] [--only DOC]``. Extracts every document of
+Usage: ``python benchmarks/structure.py [--datasets PATH] [--name NAME] [--only DOC]``. Extracts every document of
 ``benchmarks/structure_dev/`` (real documents referenced by path, constructed ones built by
 ``structure_dev/build.py`` into a temporary folder) and scores the Markdown against the hand-written reference
 ``structure_dev/<stem>.md``, whose lines are:
@@ -39,7 +39,7 @@ from transforms.extraction import extract_document  # noqa: E402
 DEV = REPO / "benchmarks" / "structure_dev"
 SHARED = REPO / ".." / "shared" / "datasets" / "pdfs"
 # reference stem -> the document (a path, or the name of a constructed document in build.BUILDERS)
-DOCUMENTS: dict[str, str | Path] = {
+DOCUMENTS: dict[str, str | Path] = {  # SHARED is replaced by --datasets
     "lei_13709_2018_LGPD_planalto_print": SHARED / "lei_13709_2018_LGPD_planalto_print.pdf",
     "diario_oficial_pratania_sp_ed136_2020-10-26": SHARED / "diario_oficial_pratania_sp_ed136_2020-10-26.pdf",
     "nics-background-checks-2015-11": SHARED / "nics-background-checks-2015-11.pdf",
@@ -166,13 +166,15 @@ def _micro(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"recall": _ratio(matched, ref), "precision": _ratio(precise, found),
             "order_mean": round(sum(orders) / len(orders), 3) if orders else None,
             "cells": round(sum(c * n for c, n in cells) / sum(n for _, n in cells), 3) if cells else None,
-            "leaks": sum(r["leaks"] for r in rows), "headings_reference": ref, "headings_matched": matched}
+            "leaks": sum(r["leaks"] for r in rows), "headings_reference": ref, "headings_matched": matched,
+            "cpu_seconds": round(sum(r["cpu_seconds"] for r in rows), 3), "pages": sum(r["pages"] for r in rows)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="structure", help="result file name (before/after runs)")
     parser.add_argument("--only", action="append", help="score only these reference stems")
+    parser.add_argument("--datasets", type=Path, default=SHARED, help="folder holding the shared PDFs")
     args = parser.parse_args()
     rows, skipped = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -183,7 +185,7 @@ def main() -> None:
                 path = Path(tmp) / source
                 BUILDERS[source](path)
             else:
-                path = source
+                path = args.datasets / source.name if source.parent == SHARED else source
             if not path.is_file():
                 skipped.append(f"{stem}: {path} not found")
                 continue
@@ -199,9 +201,11 @@ def main() -> None:
         values = " ".join(f"{'-' if r[c] is None else r[c]:>9}" for c in columns)
         print(f"{r['document']:45} {r['headings_matched']:>4}/{r['headings_reference']:<4} {values}")
     total = _micro(rows)
+    shown = {k: "-" if v is None else v for k, v in total.items()}
     print(f"{'all (micro)':45} {total['headings_matched']:>4}/{total['headings_reference']:<4} "
-          f"{total['recall']:>9} {total['precision']:>9} {'':>9} {total['order_mean']:>9} {total['cells']:>9} "
-          f"{total['leaks']:>9}")
+          f"{shown['recall']:>9} {shown['precision']:>9} {'':>9} {shown['order_mean']:>9} {shown['cells']:>9} "
+          f"{shown['leaks']:>9}")
+    print(f"CPU {total['cpu_seconds']} s for {total['pages']} PDF pages and the other documents")
     for line in skipped:
         print("skipped:", line)
     path = save(args.name, {"documents": rows, "total": total, "skipped": skipped})

@@ -3,10 +3,11 @@
 Each reproduces, with reportlab or python-docx, the layout of a kind of real document the team was scored on
 (issue 26), with text in the style of public-domain originals, so nothing binary is committed:
 
-- ``register.pdf``: three pages of a two-column US Federal Register rule (US public domain genre): a running
-  header with the page number on every page, agency headings in capitals, bold run-in headings ("Related
-  Service Information Under 1 CFR Part 51 The FAA reviewed ..."), and footnotes in small type at the foot of a
-  column, drawn before the columns in the content stream (as the register's typesetting does);
+- ``register.pdf``: three pages of a two-column US Federal Register rule (US public domain genre): a bold
+  running header with the page number on the outer side (after it on odd pages, before it on even ones),
+  agency headings in capitals, bold run-in headings ("Related Service Information Under 1 CFR Part 51 The FAA
+  reviewed ..."), and footnotes in small type at the foot of a column, drawn before the columns in the content
+  stream (as the register's typesetting does);
 - ``numbered.docx``: a procedure whose headings and list items take their numbers ("2.3.2.") from Word's
   automatic numbering (``numbering.xml``), not from their text;
 - ``nested.html``: a table whose cell holds a nested table, and one holding a list.
@@ -81,9 +82,13 @@ def register_pdf(path: Path) -> None:
           [("h", "Regulatory Findings"), ("p", SENTENCES[13])]], []),
     ]
     for number, (columns, notes) in enumerate(pages):
-        c.setFont("Helvetica", 7)
-        c.drawString(54, 760, HEADER)
-        c.drawRightString(558, 760, str(47699 + number))
+        c.setFont("Helvetica-Bold", 7)  # the page number outside: right on odd pages, left on even ones
+        if number % 2 == 0:
+            c.drawString(54, 760, HEADER)
+            c.drawRightString(558, 760, str(47699 + number))
+        else:
+            c.drawString(54, 760, str(47699 + number))
+            c.drawRightString(558, 760, HEADER)
         if notes:  # the register draws a column's footnotes before its text
             y = 90.0
             for note in notes:

@@ -172,3 +172,23 @@ def test_a_heading_set_a_little_larger_than_the_body_is_a_heading(tmp_path: Path
     markdown = _pdf(tmp_path / "reference.pdf", draw)
 
     assert re.findall(r"^#+ (.+)$", markdown, re.M) == ["asn1 parser2tree", "asn1 parser2array", "asn1 array2tree"]
+
+
+def test_a_table_drawn_after_the_text_below_it_stays_under_its_caption(tmp_path: Path) -> None:
+    def draw(pdf: canvas.Canvas) -> None:
+        pdf.setFont("Helvetica", 10)
+        pdf.drawString(72, 720, "Table 1. Inspections by month")
+        _body(pdf, 560, 4)  # the text below the table, drawn before it
+        rows = [["Month", "Checks", "Findings"], ["January", "12", "1"], ["February", "9", "0"]]
+        for i in range(4):
+            pdf.line(72, 700 - 20 * i, 372, 700 - 20 * i)
+        for x in (72, 172, 272, 372):
+            pdf.line(x, 700, x, 640)
+        for i, row in enumerate(rows):
+            for j, cell in enumerate(row):
+                pdf.drawString(76 + 100 * j, 686 - 20 * i, cell)
+
+    markdown = _pdf(tmp_path / "caption.pdf", draw)
+
+    assert "Table 1. Inspections by month\n\n| Month | Checks | Findings |" in markdown  # was: after the text
+    assert markdown.index("| February | 9 | 0 |") < markdown.index("The operator inspects")

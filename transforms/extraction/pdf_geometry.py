@@ -66,7 +66,18 @@ def interleave(lines: list[Line], tables: list[PdfTable]) -> list[Line | PdfTabl
         below = (i for i, it in enumerate(items) if isinstance(it, Line) and it.top > table.bbox[1])
         at = next(below, len(items))
         items.insert(at, table)
+    for table in tables:  # a table drawn after the text below it goes back under its caption
+        at = items.index(table)
+        first = next((i for i, it in enumerate(items[:at]) if isinstance(it, Line) and _below(it, table)), None)
+        if first is not None:
+            items.insert(first, items.pop(at))
     return items
+
+
+def _below(line: Line, table: PdfTable) -> bool:
+    """The line starts below the table's top edge, in the table's columns."""
+    x0, top, x1, _ = table.bbox
+    return line.top > top and line.x0 < x1 and line.x1 > x0
 
 
 def footnotes_last(lines: list[Line], body: float) -> list[Line]:
