@@ -192,3 +192,28 @@ def test_a_table_drawn_after_the_text_below_it_stays_under_its_caption(tmp_path:
 
     assert "Table 1. Inspections by month\n\n| Month | Checks | Findings |" in markdown  # was: after the text
     assert markdown.index("| February | 9 | 0 |") < markdown.index("The operator inspects")
+
+
+def test_a_column_header_set_sideways_reads_forwards(tmp_path: Path) -> None:
+    def draw(pdf: canvas.Canvas) -> None:
+        pdf.setFont("Helvetica", 10)
+        pdf.drawString(72, 740, "Registro de autoridades por estado.")
+        cols = [72, 172, 232, 292]
+        for y in (700, 620, 600, 580):
+            pdf.line(72, y, 292, y)
+        for x in cols:
+            pdf.line(x, 700, x, 580)
+        pdf.drawString(76, 660, "State")
+        for x, label in ((192, "No Authority"), (252, "Authority")):  # set bottom to top
+            pdf.saveState()
+            pdf.translate(x, 625)
+            pdf.rotate(90)
+            pdf.drawString(0, 0, label)
+            pdf.restoreState()
+        for i, row in enumerate([["Alabama", "12", "3"], ["Alaska", "4", "1"]]):
+            for j, cell in enumerate(row):
+                pdf.drawString(cols[j] + 4, 606 - 20 * i, cell)
+
+    markdown = _pdf(tmp_path / "sideways.pdf", draw)
+
+    assert "| State | No Authority | Authority |\n| --- | --- | --- |\n| Alabama | 12 | 3 |" in markdown  # was: ytirohtuA
