@@ -12,7 +12,9 @@ Usage: ``python benchmarks/structure.py [--datasets PATH] [--name NAME] [--only 
   that order (longest increasing subsequence of their first positions) over the number of anchors;
 - pipe-table rows: **cells**: each reference row is looked up by its first cell among the rows of the output's
   tables, and its cells compared column by column (case and spacing folded, punctuation kept);
-- ``! text``: running headers or footers that must not reach the body or the headings (**leaks** counts them).
+- ``! text``: running headers or footers that must not reach the body or the headings (**leaks** counts them);
+- where a document has a full reference text (``TEXTS``: the gazette's Apache Tika text, a rough reference),
+  **cer**: the character error rate of the Markdown's plain text (marks, pipes and rules removed) against it.
 
 A document missing on this machine is listed and skipped. Prints a table and writes
 ``benchmarks/results/<NAME>.json`` (default ``structure``). Only ``extract_document`` is used.
@@ -35,6 +37,7 @@ from benchmarks._common import save  # noqa: E402
 from benchmarks.structure_dev.build import BUILDERS  # noqa: E402
 from lakehouse.settings import Settings  # noqa: E402
 from transforms.extraction import extract_document  # noqa: E402
+from transforms.extraction.quality import character_error_rate  # noqa: E402
 
 DEV = REPO / "benchmarks" / "structure_dev"
 SHARED = REPO / ".." / "shared" / "datasets" / "pdfs"
@@ -50,6 +53,7 @@ DOCUMENTS: dict[str, str | Path] = {  # SHARED is replaced by --datasets
     "numbered": "numbered.docx",
     "nested": "nested.html",
 }
+TEXTS = {"diario_oficial_pratania_sp_ed136_2020-10-26": "diario_oficial_pratania_sp_ed136_2020-10-26.tika.txt"}
 KINDS = {".pdf": "pdf", ".docx": "docx", ".html": "html"}
 _FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 
@@ -152,6 +156,19 @@ def _same_cell(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
+def plain(markdown: str) -> str:
+    """The text of the Markdown without its marks: heading and list markers, escapes, table pipes and rules."""
+    lines = []
+    for line in markdown.splitlines():
+        if re.match(r"^\|(\s*---\s*\|)+\s*$", line):
+            continue
+        if line.startswith("|"):
+            line = " ".join(_cells(line))
+        line = re.sub(r"^(#{1,6} |\s*(?:[-*] |\d{1,9}\. ))", "", line).replace("\\", "")
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def _ratio(a: int, b: int) -> float | None:
     return round(a / b, 3) if b else None
 
@@ -193,9 +210,13 @@ def main() -> None:
             extracted = extract_document(path, KINDS[path.suffix], Settings())
             cpu = time.process_time() - started
             ref = parse_reference((DEV / f"{stem}.md").read_text(encoding="utf-8"))
-            rows.append({"document": stem, "pages": extracted.page_count, "cpu_seconds": round(cpu, 3),
-                         **score(extracted.markdown, ref)})
-    columns = ["recall", "precision", "levels", "order", "cells", "leaks"]
+            row = {"document": stem, "pages": extracted.page_count, "cpu_seconds": round(cpu, 3),
+                   **score(extracted.markdown, ref), "cer": None}
+            if stem in TEXTS and (args.datasets / TEXTS[stem]).is_file():
+                reference = (args.datasets / TEXTS[stem]).read_text(encoding="utf-8")
+                row["cer"] = round(character_error_rate(plain(extracted.markdown), reference), 4)
+            rows.append(row)
+    columns = ["recall", "precision", "levels", "order", "cells", "leaks", "cer"]
     print(f"{'document':45} {'headings':>9} " + " ".join(f"{c:>9}" for c in columns))
     for r in rows:
         values = " ".join(f"{'-' if r[c] is None else r[c]:>9}" for c in columns)

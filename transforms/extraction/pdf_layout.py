@@ -136,7 +136,8 @@ class _Builder:
                 line.bold or line.size > 1.1 * self.body or (is_upper(text) and len(text) <= 60)):
             return numbered  # "5.1 Results", "3 DEFINIÇÕES" in regular capitals, "1.2 Prazos." run in
         stands_alone = (nxt is None or not nxt.bold or nxt.top - line.top > 2 * line.size
-                        or (abs(line.x0 - nxt.x0) <= 2 and is_upper(text) != is_upper(nxt.text)))  # caps, then not
+                        or (abs(line.x0 - nxt.x0) <= 2 and is_upper(text) != is_upper(nxt.text)
+                            and not ends_sentence(nxt.text)))  # capitals over a title ("DEPARTMENT OF ...")
         if (line.bold and starts and stands_alone and len(text) <= 80 and line.size >= 0.95 * self.body
                 and not text.endswith((".", ",", ";", ":"))):
             return self.bold_level
