@@ -216,4 +216,4 @@ def test_a_column_header_set_sideways_reads_forwards(tmp_path: Path) -> None:
 
     markdown = _pdf(tmp_path / "sideways.pdf", draw)
 
-    assert "| State | No Authority | Authority |\n| --- | --- | --- |\n| Alabama | 12 | 3 |" in markdown  # was: ytirohtuA
+    assert "| State | No Authority | Authority |\n| --- | --- | --- |\n| Alabama | 12 | 3 |" in markdown  # "ytirohtuA"

@@ -11,6 +11,7 @@ from transforms.extraction.pdf_tables import PdfTable
 
 _NOTE_MARK = re.compile(r"^(?:\d{1,3}|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|[*†‡§])\s?\S")
 NOTE_SIZE = 0.85  # footnotes are set in a smaller type than the body
+_TEXT_LINE = 60  # characters: a size whose lines (three or more) are this long on average sets running text
 HEADING_SIZE = 1.15  # a font this much larger than the body text is a heading's ("asn1 parser2tree": 13.1 pt on 11)
 
 
@@ -35,15 +36,19 @@ def page_margins(lines: list[Line], body: float) -> Margins:
 
 
 def size_levels(pages: list[list[Line]], body: float) -> dict[float, int]:
-    """Heading level of each font size clearly above the body size and not used for running text."""
+    """Heading level of each font size clearly above the body size and not used for running text (a large
+    share of the characters, or long lines: a lead paragraph set larger than a document full of small tables)."""
     chars: Counter[float] = Counter()
+    line_count: Counter[float] = Counter()
     total = 0
     for lines in pages:
         for ln in lines:
             total += len(ln.text)
             if ln.size >= HEADING_SIZE * body and len(ln.text) <= 150:
                 chars[round(ln.size * 2) / 2] += len(ln.text)
-    sizes = sorted((s for s, n in chars.items() if n < 0.3 * total), reverse=True)
+                line_count[round(ln.size * 2) / 2] += 1
+    sizes = sorted((s for s, n in chars.items()
+                    if n < 0.3 * total and (line_count[s] < 3 or n <= _TEXT_LINE * line_count[s])), reverse=True)
     return {s: min(i + 1, 4) for i, s in enumerate(sizes)}
 
 
@@ -75,9 +80,10 @@ def interleave(lines: list[Line], tables: list[PdfTable]) -> list[Line | PdfTabl
 
 
 def _below(line: Line, table: PdfTable) -> bool:
-    """The line starts below the table's top edge, in the table's columns."""
-    x0, top, x1, _ = table.bbox
-    return line.top > top and line.x0 < x1 and line.x1 > x0
+    """The line starts below the table's top edge and right under its bottom one (within four lines), in the
+    table's columns: the text that follows the table, not a page footer drawn first."""
+    x0, top, x1, bottom = table.bbox
+    return top < line.top < bottom + 4 * line.size and line.x0 < x1 and line.x1 > x0
 
 
 def footnotes_last(lines: list[Line], body: float) -> list[Line]:
