@@ -178,7 +178,7 @@ def test_a_table_drawn_after_the_text_below_it_stays_under_its_caption(tmp_path:
     def draw(pdf: canvas.Canvas) -> None:
         pdf.setFont("Helvetica", 10)
         pdf.drawString(72, 720, "Table 1. Inspections by month")
-        _body(pdf, 560, 4)  # the text below the table, drawn before it
+        _body(pdf, 615, 4)  # the text below the table, drawn before it
         rows = [["Month", "Checks", "Findings"], ["January", "12", "1"], ["February", "9", "0"]]
         for i in range(4):
             pdf.line(72, 700 - 20 * i, 372, 700 - 20 * i)
