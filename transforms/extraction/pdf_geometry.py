@@ -120,8 +120,8 @@ def footnotes_last(lines: list[Line], body: float) -> list[Line]:
 def overlays_first(lines: list[Line]) -> list[Line]:
     """The page's lines with any run drawn after text it sits above (wholly above every line drawn before it,
     such as a gazette's section labels stamped over the page: "PODER EXECUTIVO", "DECRETOS") moved to the front:
-    a reader reads it first. Columns start level with each other, so a second column is not moved; lines at
-    the foot of the page (a letterhead footer drawn first) do not count as text drawn before."""
+    a reader reads it first. A second column starting level with the first, or a line or so higher, is not
+    moved; lines at the foot of the page (a letterhead footer drawn first) do not count as text drawn before."""
     if not lines:
         return []
     foot = 0.85 * max(ln.bottom for ln in lines)
@@ -129,7 +129,7 @@ def overlays_first(lines: list[Line]) -> list[Line]:
     lowest = float("inf")
     i = 0
     while i < len(out):
-        if out[i].bottom >= lowest or lowest == float("inf"):
+        if out[i].bottom >= lowest - 2 * out[i].size or lowest == float("inf"):  # a column starting a line higher
             if out[i].top <= foot:
                 lowest = min(lowest, out[i].top)
             i += 1
