@@ -217,3 +217,25 @@ def test_a_column_header_set_sideways_reads_forwards(tmp_path: Path) -> None:
     markdown = _pdf(tmp_path / "sideways.pdf", draw)
 
     assert "| State | No Authority | Authority |\n| --- | --- | --- |\n| Alabama | 12 | 3 |" in markdown  # "ytirohtuA"
+
+
+def test_a_table_without_side_rules_keeps_its_label_and_last_columns(tmp_path: Path) -> None:
+    rows = [["State", "Permit", "Handgun", "Totals"], ["Alabama", "18,870", "23,022", "71,137"],
+            ["Alaska", "209", "3,062", "7,095"]]
+    xs = [72, 172, 252, 332, 412]
+
+    def draw(pdf: canvas.Canvas) -> None:
+        pdf.setFont("Helvetica", 10)
+        pdf.drawString(72, 740, "Checks by state in November.")
+        for i in range(len(rows) + 1):
+            pdf.line(72, 720 - 20 * i, 412, 720 - 20 * i)
+        for x in xs[1:-1]:  # rules between the columns only
+            pdf.line(x, 720, x, 720 - 20 * len(rows))
+        for i, row in enumerate(rows):
+            for j, cell in enumerate(row):
+                pdf.drawString(xs[j] + 4, 706 - 20 * i, cell)
+
+    markdown = _pdf(tmp_path / "open.pdf", draw)
+
+    assert ("| State | Permit | Handgun | Totals |\n| --- | --- | --- | --- |\n| Alabama | 18,870 | 23,022 | 71,137 |"
+            in markdown)  # was: "| Permit | Handgun |", the states and totals gone

@@ -4,7 +4,8 @@ Beyond pdfplumber's cells this module handles what real reports do: a title or n
 table (kept as text before or after it), a header cell spanning several columns (``Pre-Pawn`` over
 ``Handgun | Long Gun | *Other``: split by word position, the group label prefixed), and data rows drawn
 without horizontal rules, which pdfplumber returns as one cell per column with several lines each (split
-back into one Markdown row per line), and header cells set sideways (read through PDFium, in the text layer's
+back into one Markdown row per line), tables drawn without side rules (their horizontal rules mark where
+the first and last columns end), and header cells set sideways (read through PDFium, in the text layer's
 order). A ruled region that is a figure (``pdf_figures``) is no table.
 """
 
@@ -51,6 +52,9 @@ def page_tables(page: Any, cell_text: CellText | None = None) -> list[PdfTable]:
     """Tables on a pdfplumber page with at least two columns and two rows."""
     found = []
     tables = page.find_tables()
+    sides = _open_sides(page, tables)
+    if sides:  # rows ruled past the outer vertical rules: the label and last columns are part of the table
+        tables = page.find_tables({"explicit_vertical_lines": sides})
     rotated = _rotated_chars(page) if tables else []
     for table in tables:
         try:
@@ -65,6 +69,27 @@ def page_tables(page: Any, cell_text: CellText | None = None) -> list[PdfTable]:
 
 def _clean(text: Cell) -> str:
     return " ".join((text or "").split())
+
+
+def _open_sides(page: Any, tables: list[Any]) -> list[float]:
+    """x positions where a table's horizontal rules run on past its outermost vertical rule with text there
+    (a table drawn without side rules): pdfplumber's cells end at the last vertical rule, which drops the label
+    column and the last column."""
+    if not tables:
+        return []
+    sides: list[float] = []
+    edges = page.horizontal_edges
+    for table in tables:
+        x0, top, x1, bottom = table.bbox
+        rules = [e for e in edges if top - 1 <= e["top"] <= bottom + 1]
+        if len(rules) < 2:
+            continue
+        for side, inside in ((min(e["x0"] for e in rules), x0), (max(e["x1"] for e in rules), x1)):
+            lo, hi = sorted((side, inside))
+            if hi - lo > 5 and any(lo <= (c["x0"] + c["x1"]) / 2 <= hi and top <= c["top"] <= bottom
+                                   for c in page.chars):
+                sides.append(side)
+    return sides
 
 
 def _rotated_chars(page: Any) -> list[tuple[float, float]]:
