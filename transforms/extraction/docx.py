@@ -76,7 +76,6 @@ class _StyleNames:
         self.by_id = {s.style_id: s.name or "" for s in paragraph_styles}
         default = document.styles.default(WD_STYLE_TYPE.PARAGRAPH)
         self.default = (default.name or "") if default is not None else ""
-
         self.default_id = default.style_id if default is not None else None
 
     def of(self, paragraph: Paragraph) -> str:

@@ -2,9 +2,13 @@
 
 Headings come from legal structure (``CAPÍTULO`` ``##``, ``Seção`` ``###``, ``Art.`` ``####``, act titles
 such as ``LEI Nº ...`` ``#``), from font size relative to the body text, from numbering (``7.1 Escopo``) and
-from bold short lines that stand alone; a run of same-level headings with nothing between them is display
-text (a colophon), kept as paragraphs. Lines are joined into paragraphs unless a gap, an indent, a style
-change or a finished sentence on a short line separates them.
+from bold short lines that stand alone (a bold run-in start split off by ``pdf_lines``; a line in capitals
+over a title-case one: "DEPARTMENT OF TRANSPORTATION" / "Federal Aviation Administration"); a run of same-level
+headings with nothing between them is display text (a colophon), kept as paragraphs. Lines are joined into
+paragraphs unless a gap, an indent, a style change or a finished sentence on a short line separates them.
+Before that, each page's lines are put in reading order where the content stream is not: footnotes drawn
+before their column go after it, and labels stamped over the page after its text come first
+(``pdf_geometry``).
 """
 
 from __future__ import annotations
@@ -104,7 +108,7 @@ class _Builder:
             self.blocks.append(Block("heading", title, page, division.level))
             self.awaiting_title = not division.rest
             return
-        level = self._heading_level(line, text, nxt, starts, margins)
+        level = self._heading_level(line, text, nxt, starts)
         if level:
             self.blocks.append(Block("heading", text.rstrip(".:").rstrip() if line.run_in else text, page, level))
             self.styled.add(id(self.blocks[-1]))
@@ -121,7 +125,7 @@ class _Builder:
         else:
             self.blocks.append(Block("para", text, page))
 
-    def _heading_level(self, line: Line, text: str, nxt: Line | None, starts: bool, margins: Margins) -> int:
+    def _heading_level(self, line: Line, text: str, nxt: Line | None, starts: bool) -> int:
         if " … " in text:  # a table-of-contents entry with dot leaders
             return 0
         if ACT_TITLE.match(text) and line.size >= 0.95 * self.body and (
