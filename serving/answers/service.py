@@ -119,7 +119,7 @@ class AnswerService:
             raise InvalidRequest(str(exc)) from exc
         retrieved.timings["embed_ms"] = embed_ms
         weights = engine.relevance.weights(question, language)
-        q = grading.Question.of(question, language, weights, vector)
+        q = grading.Question.of(question, language, weights, vector, engine.relevance.spelled)
         q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights if engine.relevance.df(t) == 0))
         correct_at, ambiguous_at = self.thresholds(engine)
         grades = grading.grade_evidence(engine, q, retrieved, correct_at, ambiguous_at)
