@@ -92,7 +92,8 @@ class AnswerService:
         embed_ms = _ms(t)
         if mode == "auto":  # the router's dense head reads the same embedding retrieval uses
             model_id = engine.embedder.model_id if engine.embedder is not None else None
-            mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine), vector, model_id)
+            mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine), vector, model_id,
+                             language)
         elif mode == "catalog":
             cq = catalog_query(question, *self.catalog_names(engine))
             if cq is None:
