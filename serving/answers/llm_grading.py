@@ -59,7 +59,10 @@ def _ask(client: LLMClient, question: str, source: Source) -> tuple[str, str] | 
     except LLMError as exc:
         log.warning("evidence grading by the LLM failed, deterministic grade kept: %s", exc)
         return None
-    return verdict(result.text)
+    answer = verdict(result.text)
+    if answer is None:
+        client.reject("grading", result.text)
+    return answer
 
 
 def regrade(client: LLMClient, question: str, retrieved: Retrieved, grades: dict[int, Grade]) -> int:

@@ -5,12 +5,12 @@ the answers it did label. The answer is data for the judge, never instructions t
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
 from lakehouse.settings import Settings
 from models.llm import LLMClient, LLMError, client_from_settings
+from models.llm_protocol import json_object
 from serving.answers.types import Answer
 from serving.evaluation.judge import LABELS
 
@@ -47,14 +47,15 @@ class LLMJudge:
         except LLMError as exc:
             log.warning("LLM judge failed on %s: %s", row.get("id"), exc)
             return None
-        return parse_label(reply)
+        label = parse_label(reply)
+        if label is None:
+            self.client.reject("judge", reply)
+        return label
 
 
 def parse_label(reply: str) -> str | None:
     """The label of a judge's reply (JSON, or a bare label word); None when it names none."""
-    try:
-        label = json.loads(reply).get("label")
-    except (ValueError, AttributeError):
-        label = reply.strip().strip('."').lower()
+    data = json_object(reply)  # bare, fenced in ``` or inside prose
+    label = data.get("label") if data is not None else reply.strip().strip('."').lower()
     label = str(label or "").strip().lower()
     return label if label in LABELS else None

@@ -10,7 +10,6 @@ the rules' result is kept as it was.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import replace
 
@@ -19,6 +18,7 @@ from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from lakehouse.text import fold
 from models.llm import LLMClient, LLMError, client_from_settings
+from models.llm_protocol import json_object
 from transforms.extraction.metadata import EDGE_CHARS
 from transforms.extraction.types import Extracted, GovernanceMetadata
 
@@ -44,10 +44,10 @@ def ask_owners(client: LLMClient, title: str, markdown: str) -> dict[str, str]:
     user = f"<document title=\"{title}\">\n{edges(markdown)}\n</document>"
     text = client.chat([{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}],
                        max_tokens=80, response_format={"type": "json_object"}).text
-    try:
-        data = json.loads(text[text.index("{"):text.rindex("}") + 1])
-    except ValueError as exc:
-        raise LLMError("the owners answer was not JSON", client.model) from exc
+    data = json_object(text)
+    if data is None:
+        client.reject("owners", text)
+        raise LLMError("the owners answer was not JSON", client.model)
     folded = " ".join(fold(markdown).split())
     found = {}
     for name in FIELDS:
