@@ -97,6 +97,7 @@ class LLMClient:
         )
         self._base_url, self._api_key, self._settings = base_url, api_key, settings
         self._capabilities = capabilities
+        self._schema_as_object = False  # learnt from a server that answers 4xx to response_format json_schema
         self._lock = threading.Lock()
         self._usage = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                        "cached_prompt_tokens": 0, "cached_completion_tokens": 0, "trimmed": 0, "rejected": 0}
@@ -210,15 +211,24 @@ class LLMClient:
         import openai
 
         shaped, tokens, extra = self._shape(messages, max_tokens, extra)
-        for attempt in range(2):
+        if self._schema_as_object and "response_format" in extra:
+            extra["response_format"] = llm_protocol.as_json_object(extra["response_format"])
+        for attempt in range(3):
             try:
                 return self._openai.chat.completions.create(model=self.model, messages=shaped,
                                                             max_tokens=tokens, **extra)
             except openai.APITimeoutError as exc:
                 raise LLMError("timeout", self.model) from exc
             except openai.APIStatusError as exc:
+                schema = (extra.get("response_format") or {}).get("type") == "json_schema"
+                if exc.status_code in (400, 422) and schema and not self._schema_as_object:
+                    log.warning("%s rejected response_format json_schema (HTTP %d); sending the schema as "
+                                "json_object from now on", self.model, exc.status_code)
+                    self._schema_as_object = True
+                    extra["response_format"] = llm_protocol.as_json_object(extra["response_format"])
+                    continue
                 over = llm_protocol.overflow(str(exc)) if exc.status_code == 400 else None
-                if over is None or attempt:
+                if over is None or attempt == 2:
                     raise LLMError(f"HTTP {exc.status_code}", self.model) from exc
                 limit, prompt_tokens = over
                 chars = sum(len(m.get("content") or "") for m in shaped if isinstance(m.get("content"), str))

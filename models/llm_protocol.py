@@ -120,6 +120,19 @@ def fit(messages: list[dict], max_tokens: int, context_length: int | None,
     return out, max_tokens
 
 
+def schema_format(name: str, schema: dict) -> dict:
+    """The OpenAI ``response_format`` asking for JSON that follows ``schema`` (OpenAI, vLLM, Ollama)."""
+    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+
+
+def as_json_object(response_format: dict) -> dict:
+    """A ``json_schema`` response format as ``json_object`` with the schema beside it: the form llama-cpp-python
+    takes (it answers 422 to ``json_schema``) and turns into a grammar; other formats unchanged."""
+    if response_format.get("type") != "json_schema":
+        return response_format
+    return {"type": "json_object", "schema": (response_format.get("json_schema") or {}).get("schema") or {}}
+
+
 def json_object(text: str) -> dict | None:
     """The JSON object in a model's reply: bare, fenced in ``` or surrounded by prose; None when there is none."""
     text = (text or "").strip()

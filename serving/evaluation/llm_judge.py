@@ -10,7 +10,7 @@ from pathlib import Path
 
 from lakehouse.settings import Settings
 from models.llm import LLMClient, LLMError, client_from_settings
-from models.llm_protocol import json_object
+from models.llm_protocol import json_object, schema_format
 from serving.answers.types import Answer
 from serving.evaluation.judge import LABELS
 
@@ -43,7 +43,7 @@ class LLMJudge:
                 f"Answer under review:\n<<<\n{answer.answer}\n>>>\nCited: {cited}")
         try:
             reply = self.client.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
-                                     max_tokens=120, response_format={"type": "json_object"}).text
+                                     max_tokens=120, response_format=response_format()).text
         except LLMError as exc:
             log.warning("LLM judge failed on %s: %s", row.get("id"), exc)
             return None
@@ -51,6 +51,13 @@ class LLMJudge:
         if label is None:
             self.client.reject("judge", reply)
         return label
+
+
+def response_format() -> dict:
+    """The judge's reply schema: one of ``LABELS`` (and a short reason)."""
+    return schema_format("judge_label", {"type": "object", "properties": {
+        "label": {"type": "string", "enum": list(LABELS)}, "reason": {"type": "string"}},
+        "required": ["label", "reason"], "additionalProperties": False})
 
 
 def parse_label(reply: str) -> str | None:

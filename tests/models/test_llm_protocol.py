@@ -91,3 +91,16 @@ def test_unusable_replies_are_counted(fake, tmp_path):
     with pytest.raises(LLMError):
         ask_owners(llm, "POP", "Aprovado por: Fulano de Tal")
     assert llm.usage["rejected"] == 1
+
+
+def test_a_server_without_json_schema_gets_the_schema_as_json_object(fake, tmp_path):
+    from serving.answers.llm_grading import RESPONSE_FORMAT
+
+    fake.json_schema_status = 422  # llama-cpp-python's answer to response_format json_schema
+    llm = client(fake, tmp_path)
+    llm.chat([{"role": "user", "content": "a"}], response_format=RESPONSE_FORMAT)
+    llm.chat([{"role": "user", "content": "b"}], response_format=RESPONSE_FORMAT)
+    formats = [r["response_format"] for r in fake.requests]
+    schema = RESPONSE_FORMAT["json_schema"]["schema"]
+    assert formats == [RESPONSE_FORMAT, {"type": "json_object", "schema": schema},
+                       {"type": "json_object", "schema": schema}]  # learnt: the second request goes right away
