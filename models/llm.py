@@ -97,7 +97,7 @@ class LLMClient:
         )
         self._base_url, self._api_key, self._settings = base_url, api_key, settings
         self._capabilities = capabilities
-        self._schema_as_object = False  # learnt from a server that answers 4xx to response_format json_schema
+        self._schema_as_object = False  # learnt from a server that refuses response_format json_schema
         self._lock = threading.Lock()
         self._usage = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                        "cached_prompt_tokens": 0, "cached_completion_tokens": 0, "trimmed": 0, "rejected": 0}
@@ -221,7 +221,8 @@ class LLMClient:
                 raise LLMError("timeout", self.model) from exc
             except openai.APIStatusError as exc:
                 schema = (extra.get("response_format") or {}).get("type") == "json_schema"
-                if exc.status_code in (400, 422) and schema and not self._schema_as_object:
+                # llama-cpp-python 0.3 answers response_format json_schema with a validation error as HTTP 500
+                if exc.status_code in (400, 422, 500) and schema and not self._schema_as_object:
                     log.warning("%s rejected response_format json_schema (HTTP %d); sending the schema as "
                                 "json_object from now on", self.model, exc.status_code)
                     self._schema_as_object = True
