@@ -102,7 +102,9 @@ def command(name: str, port: int, n_ctx: int = 2048, threads: int = 2, python: s
 def settings_env(name: str, port: int, n_ctx: int) -> dict[str, str]:
     """The ``LAKERAG_LLM_*`` settings that point lakerag at that server."""
     env = {"LAKERAG_LLM_BASE_URL": f"http://127.0.0.1:{port}/v1", "LAKERAG_LLM_MODEL": name,
-           "LAKERAG_LLM_CONTEXT_LENGTH": str(n_ctx)}
+           "LAKERAG_LLM_CONTEXT_LENGTH": str(n_ctx),
+           # its chat templates ignore `tools` (measured: no tool call in benchmarks/llm_real.py)
+           "LAKERAG_LLM_TOOLS": "off"}
     if not MODELS[name].system_role:
         env["LAKERAG_LLM_SYSTEM_ROLE"] = "false"
     return env
