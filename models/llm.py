@@ -222,7 +222,7 @@ class LLMClient:
             except openai.APIStatusError as exc:
                 schema = (extra.get("response_format") or {}).get("type") == "json_schema"
                 # llama-cpp-python 0.3 answers response_format json_schema with a validation error as HTTP 500
-                if exc.status_code in (400, 422, 500) and schema and not self._schema_as_object:
+                if exc.status_code in (400, 422, 500) and schema:  # (every request in flight learns it)
                     log.warning("%s rejected response_format json_schema (HTTP %d); sending the schema as "
                                 "json_object from now on", self.model, exc.status_code)
                     self._schema_as_object = True

@@ -36,7 +36,7 @@ def test_grading_verdict_is_parsed_or_rejected_and_counted(llama_server, tmp_pat
     llm = client(llama_server, tmp_path)
     answer = llm_grading._ask(llm, QUESTION, PASSAGE)
     reply = llm.chat(llm_grading.messages(QUESTION, PASSAGE), temperature=0.0, max_tokens=120,
-                     response_format={"type": "json_object"})  # the same request: from the cache
+                     response_format=llm_grading.RESPONSE_FORMAT)  # the same request: from the cache
     assert reply.cached
     if answer is None:  # not the JSON asked for: the deterministic grade stays, and it was counted
         assert llm_grading.verdict(reply.text) is None and llm.usage["rejected"] == 1

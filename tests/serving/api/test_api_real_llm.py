@@ -36,7 +36,10 @@ def test_stream_from_the_real_model_ends_with_done(sample_home, llama_server, tm
         assert response.status_code == 200
         events = sse_events(response.iter_lines())
     names = [n for n, _ in events]
-    assert names[0] == "meta" and names[-1] == "done" and "token" in names
+    assert names[0] == "meta" and names[-1] == "done"
+    warnings = [d["message"] for n, d in events if n == "warning"]
+    # the model's pieces are released only as their citations check out; uncited text is replaced, and said so
+    assert "token" in names or any("streamed text was replaced" in w for w in warnings)
     assert events[-1][1]["answer"].strip()
 
 
