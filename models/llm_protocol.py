@@ -23,6 +23,7 @@ _MARGIN = 32  # tokens kept free for the chat template's own markup
 _OVERFLOW = re.compile(r"maximum context length is (\d+) tokens.*?(?:requested|passed) (\d+) tokens"
                        r"(?: \((\d+) in the messages)?", re.S | re.I)
 TRIMMED = " […]"
+_TAIL = 400  # characters kept from the end of a trimmed message
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,8 @@ def fold_system(messages: list[dict]) -> list[dict]:
 
 def fit(messages: list[dict], max_tokens: int, context_length: int | None,
         chars_per_token: float = CHARS_PER_TOKEN) -> tuple[list[dict], int]:
-    """``messages`` with the longest text cut (its start kept, ``TRIMMED`` appended) until the estimated prompt
+    """``messages`` with the longest text cut in the middle (its start and last ``_TAIL`` characters kept, ``TRIMMED``
+    between) until the estimated prompt
     leaves ``max_tokens`` for the answer; the answer budget is lowered to half the window when it alone exceeds
     that. Returns (messages, max_tokens); the input is unchanged when it fits."""
     if not context_length:
@@ -111,11 +113,14 @@ def fit(messages: list[dict], max_tokens: int, context_length: int | None,
     out = [dict(m) for m in messages]
     while excess > 0:
         i = max(range(len(texts)), key=lambda k: len(texts[k]))
-        keep = max(0, len(texts[i]) - excess - len(TRIMMED))
-        if keep == 0 and len(texts[i]) <= len(TRIMMED):
+        text = texts[i]
+        keep = max(0, len(text) - excess - len(TRIMMED) - 1)
+        tail = min(_TAIL, keep // 3)  # the end stays too: prompts put the question last
+        cut = text[:keep - tail].rstrip() + TRIMMED + (f"\n{text[-tail:].lstrip()}" if tail else "")
+        if len(cut) >= len(text):
             break  # nothing left to cut
-        texts[i] = texts[i][:keep].rstrip() + TRIMMED
-        out[i]["content"] = texts[i]
+        texts[i] = cut
+        out[i]["content"] = cut
         excess = sum(len(t) for t in texts) - budget
     return out, max_tokens
 

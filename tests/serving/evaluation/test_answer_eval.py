@@ -183,7 +183,8 @@ def test_the_eval_service_follows_the_grading_setting_like_the_api(evaluated, gr
     from serving.evaluation.answers import evaluate_answers, open_service
 
     root, _ = evaluated
-    with FakeOpenAI(responder=lambda body: '{"grade": "relevante", "reason": "ok"}') as fake:
+    reply = '{"grade": "relevante", "reason": "ok"}'
+    with FakeOpenAI(responder=lambda body: reply, model=f"fake-grade-{grade}") as fake:  # own cache keys
         settings = Settings(home=root / "work" / "sample", embedding_model="wordllama", llm_base_url=fake.base_url,
                             llm_model=fake.model, api_grade_with_llm=grade)
         evaluate_answers(open_service(settings), QUESTIONS[:1], ["basic"])
