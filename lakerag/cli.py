@@ -148,6 +148,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=a.bounded(1, 64), help="worker processes (default: 1, or LAKERAG_API_WORKERS)")
     serve.add_argument("--home", type=Path, help="data root (default: $LAKERAG_HOME or ./var)")
     serve.set_defaults(func=c.cmd_serve)
+    llm = sub.add_parser("llm", help="a local OpenAI-compatible model server (after `make llm`)")
+    llm_sub = llm.add_subparsers(dest="llm_command", required=True, parser_class=a.Parser)
+    llm_serve = llm_sub.add_parser("serve", help="serve a model shipped in a package with llama-cpp-python on "
+                                   "127.0.0.1 (nothing downloaded; its file's sha256 checked first)")
+    llm_serve.add_argument("--model", choices=["smollm2", "gemma3"], default="smollm2",
+                           help="smollm2 (SmolLM2-135M-Instruct, default) or gemma3 (Gemma 3 270M, base model)")
+    llm_serve.add_argument("--port", type=a.bounded(1, 65535), default=8080, help="port (default 8080)")
+    llm_serve.add_argument("--n-ctx", type=a.bounded(256, 32768), default=2048,
+                           help="context window in tokens (default 2048)")
+    llm_serve.add_argument("--threads", type=a.bounded(1, 256), default=2, help="CPU threads (default 2)")
+    llm_serve.set_defaults(func=c.cmd_llm_serve)
     gc = sub.add_parser("gc", help="purge retired content (deleted documents, old versions and snapshots) "
                         "past the retention")
     gc.add_argument("--retention-days", type=a.non_negative, help="days to keep retired content, 0 or more "

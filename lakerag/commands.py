@@ -174,6 +174,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_llm_serve(args: argparse.Namespace) -> int:
+    """Replace this process with llama-cpp-python's server for a shipped model (its PID is this command's)."""
+    from models import llm_server
+
+    a.check_port_free("127.0.0.1", args.port)
+    argv = llm_server.command(args.model, args.port, n_ctx=args.n_ctx, threads=args.threads)
+    env = llm_server.settings_env(args.model, args.port, args.n_ctx)
+    print("lakerag llm: serving " + argv[argv.index("--model") + 1] + " (sha256 checked); point lakerag at it "
+          "with\n  " + " ".join(f"{k}={v}" for k, v in env.items()), flush=True)
+    os.execv(argv[0], argv)
+    return 0  # not reached
+
+
 def cmd_gc(args: argparse.Namespace) -> int:
     from transforms.purge import collect_garbage
 

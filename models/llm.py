@@ -6,6 +6,12 @@ model, messages, temperature, max_tokens and response_format. An identical reque
 resumed one, is answered from that file without any HTTP call. A call that still fails raises ``LLMError``;
 callers fall back to their deterministic default. ``client_from_settings`` returns None when no endpoint is
 configured, which is how every LLM step knows to use that default.
+
+Before a request leaves, it is shaped for the endpoint (``models.llm_protocol``): system text folded into the
+first user message where the template has no system role, ``response_format`` dropped where JSON mode is off,
+and the longest message trimmed so the prompt fits the model's context window. A server's
+``context_length_exceeded`` reply teaches the client the window, and the request is retried once, trimmed.
+Replies a caller could not use (not the JSON asked for) are counted with ``reject`` (``usage["rejected"]``).
 """
 
 from __future__ import annotations
@@ -16,12 +22,14 @@ import logging
 import os
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from lakehouse.errors import LakeragError
 from lakehouse.settings import LLMSettings, Settings
+from models import llm_protocol
+from models.llm_protocol import Capabilities
 
 __all__ = ["LLMClient", "LLMError", "LLMResult", "LLMToolReply", "ToolCall", "client_from_settings"]
 
@@ -77,6 +85,8 @@ class LLMClient:
         cache_dir: Path,
         timeout: float = 60.0,
         max_retries: int = 3,
+        capabilities: Capabilities | None = None,
+        settings: LLMSettings | None = None,
     ) -> None:
         import openai  # only needed once an endpoint is configured
 
@@ -85,15 +95,35 @@ class LLMClient:
         self._openai = openai.OpenAI(
             base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
         )
+        self._base_url, self._api_key, self._settings = base_url, api_key, settings
+        self._capabilities = capabilities
+        self._schema_as_object = False  # learnt from a server that refuses response_format json_schema
         self._lock = threading.Lock()
         self._usage = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                       "cached_prompt_tokens": 0, "cached_completion_tokens": 0}
+                       "cached_prompt_tokens": 0, "cached_completion_tokens": 0, "trimmed": 0, "rejected": 0}
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the endpoint takes: given, or from the settings and ``/v1/models`` (asked once, lazily)."""
+        if self._capabilities is None:
+            s = self._settings or LLMSettings()
+            entry = llm_protocol.discover(self._base_url, self.model, self._api_key)
+            self._capabilities = llm_protocol.from_entry(entry, context_length=s.context_length, tools=s.tools,
+                                                         json_mode=s.json_mode, system_role=s.system_role)
+        return self._capabilities
+
+    def reject(self, step: str, text: str) -> None:
+        """Count a reply the caller could not use (it then takes its deterministic default)."""
+        log.warning("%s: unusable reply from %s, deterministic default kept: %.120r", step, self.model, text)
+        with self._lock:
+            self._usage["rejected"] += 1
 
     @property
     def usage(self) -> dict[str, int]:
-        """Running totals: HTTP ``calls`` and their tokens; ``cached_calls`` and their (unpaid) tokens."""
+        """Running totals: HTTP ``calls`` and their tokens; ``cached_calls`` and their (unpaid) tokens; and, once
+        non-zero, ``trimmed`` (requests cut to the context window) and ``rejected`` (unusable replies)."""
         with self._lock:
-            return dict(self._usage)
+            return {k: v for k, v in self._usage.items() if v or k not in ("trimmed", "rejected")}
 
     def chat(
         self,
@@ -118,8 +148,6 @@ class LLMClient:
 
     def chat_tools(self, messages: list[dict], tools: list[dict], *, max_tokens: int = 600) -> LLMToolReply:
         """One step of a function-calling loop (temperature 0), cached like ``chat``; raises ``LLMError``."""
-        import openai
-
         request = {"model": self.model, "messages": messages, "tools": tools, "max_tokens": max_tokens,
                    "temperature": 0.0}
         path = self._cache_path(request)
@@ -131,15 +159,9 @@ class LLMClient:
             return reply
         except (OSError, ValueError, KeyError, TypeError):
             pass
-        try:
-            response = self._openai.chat.completions.create(model=self.model, messages=messages, tools=tools,
-                                                            max_tokens=max_tokens, temperature=0.0)
-        except openai.APITimeoutError as exc:
-            raise LLMError("timeout", self.model) from exc
-        except openai.APIStatusError as exc:
-            raise LLMError(f"HTTP {exc.status_code}", self.model) from exc
-        except openai.OpenAIError as exc:
-            raise LLMError(type(exc).__name__, self.model) from exc
+        if not self.capabilities.tools:
+            raise LLMError("function calling is off for this endpoint (LAKERAG_LLM_TOOLS)", self.model)
+        response = self._create(messages, max_tokens, tools=tools, temperature=0.0)
         if not response.choices:
             raise LLMError("response without choices", self.model)
         message, usage = response.choices[0].message, response.usage
@@ -157,23 +179,77 @@ class LLMClient:
         self._count(LLMResult(reply.text, reply.prompt_tokens, reply.completion_tokens, False), cached=False)
         return reply
 
-    def _call(self, request: dict[str, Any]) -> LLMResult:
+    def stream(self, messages: list[dict], *, max_tokens: int = 600) -> Any:
+        """Text pieces as the endpoint sends them (not cached), the request shaped like ``chat``'s; raises
+        ``LLMError`` when the call fails, before or during the stream."""
         import openai
 
-        extra = {"response_format": request["response_format"]} if request["response_format"] else {}
+        response = self._create(messages, max_tokens, temperature=0.0, stream=True)
         try:
-            response = self._openai.chat.completions.create(
-                model=self.model, messages=request["messages"], temperature=request["temperature"],
-                max_tokens=request["max_tokens"], **extra,
-            )
+            for chunk in response:
+                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
         except openai.APITimeoutError as exc:
             raise LLMError("timeout", self.model) from exc
-        except openai.APIStatusError as exc:
-            raise LLMError(f"HTTP {exc.status_code}", self.model) from exc
-        except openai.APIConnectionError as exc:
-            raise LLMError("connection error", self.model) from exc
-        except openai.OpenAIError as exc:
+        except (openai.OpenAIError, OSError) as exc:
             raise LLMError(type(exc).__name__, self.model) from exc
+
+    def _shape(self, messages: list[dict], max_tokens: int, extra: dict) -> tuple[list[dict], int, dict]:
+        caps = self.capabilities
+        if not caps.system_role:
+            messages = llm_protocol.fold_system(messages)
+        if not caps.json_mode:
+            extra = {k: v for k, v in extra.items() if k != "response_format"}
+        fitted, max_tokens = llm_protocol.fit(messages, max_tokens, caps.context_length)
+        if fitted is not messages:
+            with self._lock:
+                self._usage["trimmed"] += 1
+        return fitted, max_tokens, extra
+
+    def _create(self, messages: list[dict], max_tokens: int, **extra: Any) -> Any:
+        """One shaped request; a context overflow teaches the window and is retried once, trimmed to it."""
+        import openai
+
+        shaped, tokens, extra = self._shape(messages, max_tokens, extra)
+        if self._schema_as_object and "response_format" in extra:
+            extra["response_format"] = llm_protocol.as_json_object(extra["response_format"])
+        for attempt in range(3):
+            try:
+                return self._openai.chat.completions.create(model=self.model, messages=shaped,
+                                                            max_tokens=tokens, **extra)
+            except openai.APITimeoutError as exc:
+                raise LLMError("timeout", self.model) from exc
+            except openai.APIStatusError as exc:
+                schema = (extra.get("response_format") or {}).get("type") == "json_schema"
+                # llama-cpp-python 0.3 answers response_format json_schema with a validation error as HTTP 500
+                if exc.status_code in (400, 422, 500) and schema:  # (every request in flight learns it)
+                    log.warning("%s rejected response_format json_schema (HTTP %d); sending the schema as "
+                                "json_object from now on", self.model, exc.status_code)
+                    self._schema_as_object = True
+                    extra["response_format"] = llm_protocol.as_json_object(extra["response_format"])
+                    continue
+                over = llm_protocol.overflow(str(exc)) if exc.status_code == 400 else None
+                if over is None or attempt == 2:
+                    raise LLMError(f"HTTP {exc.status_code}", self.model) from exc
+                limit, prompt_tokens = over
+                chars = sum(len(m.get("content") or "") for m in shaped if isinstance(m.get("content"), str))
+                ratio = max(0.5, 0.9 * chars / max(1, prompt_tokens))
+                log.warning("%s: prompt of %d tokens over the %d-token window; trimming", self.model,
+                            prompt_tokens, limit)
+                self._capabilities = replace(self.capabilities, context_length=limit)
+                shaped, tokens = llm_protocol.fit(shaped, tokens, limit, chars_per_token=ratio)
+                with self._lock:
+                    self._usage["trimmed"] += 1
+            except openai.APIConnectionError as exc:
+                raise LLMError("connection error", self.model) from exc
+            except openai.OpenAIError as exc:
+                raise LLMError(type(exc).__name__, self.model) from exc
+        raise AssertionError("unreachable")
+
+    def _call(self, request: dict[str, Any]) -> LLMResult:
+        extra = {"response_format": request["response_format"]} if request["response_format"] else {}
+        response = self._create(request["messages"], request["max_tokens"], temperature=request["temperature"],
+                                **extra)
         if not response.choices:
             raise LLMError("response without choices", self.model)
         usage = response.usage
@@ -227,7 +303,8 @@ def client_from_settings(settings: Settings, cache_dir: Path) -> LLMClient | Non
     llm = settings.llm
     if not llm.base_url or not llm.model:
         return None
-    return LLMClient(str(llm.base_url), llm.model, api_key(llm), cache_dir, timeout=llm.timeout)
+    return LLMClient(str(llm.base_url), llm.model, api_key(llm), cache_dir, timeout=llm.timeout,
+                     max_retries=llm.max_retries, settings=llm)
 
 
 def api_key(llm: LLMSettings) -> str:

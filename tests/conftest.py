@@ -23,6 +23,38 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LAKERAG_EMBEDDING_MODEL", "wordllama")
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """Tests marked ``llm`` start the real llama.cpp server: they run only under ``-m llm`` (make llm-test), and
+    only once ``make llm`` has installed it; otherwise each skips with one line saying which."""
+    from tests.fixtures.llama_server import NOT_INSTALLED, NOT_SELECTED
+
+    marked = [item for item in items if item.get_closest_marker("llm")]
+    if not marked:
+        return
+    if "llm" not in (config.getoption("markexpr") or ""):
+        reason = NOT_SELECTED
+    else:
+        from models.llm_server import installed
+
+        reason = None if installed() else NOT_INSTALLED
+    if reason:
+        for item in marked:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """The real llama.cpp server with the default shipped model, for the session (stopped by its PID)."""
+    from models.llm_server import DEFAULT_MODEL
+    from tests.fixtures.llama_server import start, stop
+
+    server, proc = start(DEFAULT_MODEL, tmp_path_factory.mktemp("llama") / "server.log")
+    try:
+        yield server
+    finally:
+        stop(proc)
+
+
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     """A writable copy of the bundled sample corpus (symlinks kept as links)."""

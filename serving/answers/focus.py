@@ -13,6 +13,7 @@ every segment asks. A term that only the other segments hold weighs ``CONTEXT_SH
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lakehouse.text import fold
 from models.analysis import analyze, analyze_query
@@ -60,17 +61,19 @@ def asking_segments(question: str, language: str) -> list[tuple[str, bool]]:
     return list(zip(segments, marks, strict=True))
 
 
-def factors(question: str, language: str) -> dict[str, float]:
+def factors(question: str, language: str, spell: Callable[[str], str] | None = None) -> dict[str, float]:
     """Analysed term -> 1.0 when an asking segment holds it, ``CONTEXT_SHARE`` when only the others do; a
-    question of one segment gets {} (every term weighs its full IDF)."""
+    question of one segment gets {} (every term weighs its full IDF). ``spell``: how the question's terms were
+    read against the index (``Relevance.spelled``), so that a respelled term keeps the share of its word."""
     segments = asking_segments(question, language)
     if len(segments) < 2 or all(asks for _, asks in segments):
         return {}
-    asked = {t for s, asks in segments if asks for t in analyze_query(s, language)}
+    spell = spell or (lambda t: t)
+    asked = {spell(t) for s, asks in segments if asks for t in analyze_query(s, language)}
     out: dict[str, float] = {}
     for s, asks in segments:
         if not asks:
-            for t in [*analyze_query(s, language), *analyze(s, language)]:
+            for t in map(spell, [*analyze_query(s, language), *analyze(s, language)]):
                 if t not in asked:
                     out[t] = CONTEXT_SHARE
     return out

@@ -28,6 +28,7 @@ import math
 import re
 import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -131,7 +132,11 @@ class Question:
         self.resolved["kind"] = resolve(self.kind, units)
 
     @classmethod
-    def of(cls, text: str, language: str, weights: dict[str, float], vector: np.ndarray | None = None) -> Question:
+    def of(cls, text: str, language: str, weights: dict[str, float], vector: np.ndarray | None = None,
+           spell: Callable[[str], str] | None = None) -> Question:
+        """``weights``: the IDF of each term as the index reads it; ``spell``: how a term of the question was
+        respelled to reach it (``Relevance.spelled``: "sanitária" read as a term of the index one edit away)."""
+        spell = spell or (lambda t: t)
         # "na versão 2" selects a document (``versions``); it is not something a passage must contain
         named = {t for m in VERSION.finditer(text) for t in analyze(m.group(0), language)}
         weights = {t: w for t, w in weights.items() if t not in named} or weights
@@ -139,13 +144,13 @@ class Question:
         asking = {t for w in lexicon(language).asking for t in analyze(w, language)} if language in LANGUAGES else set()
         weights = {t: w for t, w in weights.items() if t not in asking} or weights
         # the words of the situation around the ask weigh less than the ask's own (``focus``)
-        share = focus.factors(text, language)
+        share = focus.factors(text, language, spell)
         weights = {t: w * share.get(t, 1.0) for t, w in weights.items()}
         asked = " ".join(s for s, asks in focus.asking_segments(text, language) if asks) or text
         surface: dict[str, str] = {}
         for word in _WORD.findall(text):
             for term in analyze_query(word, language):
-                surface.setdefault(term, word)
+                surface.setdefault(spell(term), word)
         ask = ask_of(asked, language)
         covers = tuple((said, states) for asks, states in COVERS
                        if (said := frozenset(t for m in asks.finditer(asked) for t in analyze(m.group(0), language)

@@ -89,14 +89,15 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
 
 def route(question: str, has_graph: bool, departments: list[str], people: dict[str, list[str]],
           doc_types: list[str], vector: np.ndarray | None = None,
-          model_id: str | None = None) -> tuple[str, CatalogQuery | None]:
+          model_id: str | None = None, language: str | None = None) -> tuple[str, CatalogQuery | None]:
     """The mode ``auto`` picks, from the router's ranking: catalog (when the listing names a predicate; the
     next route otherwise), global (corpus-wide; basic without a graph index), agentic (compound), else hybrid
     when several codes are named and a graph exists, else basic. ``vector`` (the question's embedding by the
-    snapshot's encoder ``model_id``) selects the router's dense head."""
+    snapshot's encoder ``model_id``) selects the router's dense head; ``language``: the question's, read with
+    the index's language shares (a short question no word decides is read in the index's main language)."""
     names = router.Names(_doc_types(tuple(doc_types)), tuple(departments),
                          tuple(v for values in people.values() for v in values))
-    for name, _ in router.load().ranked(question, names, vector, model_id):
+    for name, _ in router.load().ranked(question, names, vector, model_id, language):
         if name == "catalog":
             if (query := catalog_query(question, departments, people, doc_types)) is not None:
                 return "catalog", query

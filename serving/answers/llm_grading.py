@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from models.llm import LLMClient, LLMError
+from models.llm_protocol import schema_format
 from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Grade
 from serving.answers.modes import Retrieved
 from serving.answers.prompt import Source, fenced
@@ -32,6 +33,11 @@ Reply with one JSON object and nothing else: {"grade": "relevante" | "parcial" |
 The reason is one short line in the question's language."""
 VERDICTS = {"relevante": CORRECT, "parcial": AMBIGUOUS, "irrelevante": INCORRECT}
 MAX_PARALLEL = 8
+# The verdict's schema: servers with structured output (or llama.cpp's grammars) can then only answer with it.
+RESPONSE_FORMAT = schema_format("evidence_grade", {
+    "type": "object", "properties": {"grade": {"type": "string", "enum": list(VERDICTS)},
+                                     "reason": {"type": "string"}},
+    "required": ["grade", "reason"], "additionalProperties": False})
 
 
 def messages(question: str, source: Source) -> list[dict]:
@@ -55,11 +61,14 @@ def verdict(text: str) -> tuple[str, str] | None:
 def _ask(client: LLMClient, question: str, source: Source) -> tuple[str, str] | None:
     try:
         result = client.chat(messages(question, source), temperature=0.0, max_tokens=120,
-                             response_format={"type": "json_object"})
+                             response_format=RESPONSE_FORMAT)
     except LLMError as exc:
         log.warning("evidence grading by the LLM failed, deterministic grade kept: %s", exc)
         return None
-    return verdict(result.text)
+    answer = verdict(result.text)
+    if answer is None:
+        client.reject("grading", result.text)
+    return answer
 
 
 def regrade(client: LLMClient, question: str, retrieved: Retrieved, grades: dict[int, Grade]) -> int:

@@ -51,9 +51,10 @@ def _named(values: tuple[str, ...], text: str) -> bool:
     return any(len(v) > 3 and f" {v} " in text for v in (" ".join(fold(x).split()) for x in values))
 
 
-def signals(question: str, names: Names) -> np.ndarray:
+def signals(question: str, names: Names, language: str | None = None) -> np.ndarray:
     """The signal vector (``SIGNALS``) of a question: ``named_2`` counts codes and document types together
-    (two documents named)."""
+    (two documents named); ``english``: the question's ``language`` as the answer layer read it (with the
+    index's language shares, ``wording.language_of``), the detector's reading without one."""
     from models.analysis import detect_language
 
     text = " ".join(fold(question).split())
@@ -63,7 +64,8 @@ def signals(question: str, names: Names) -> np.ndarray:
     named = names.doc_types.named(question)
     values = [codes == 1, codes >= 2, codes + len(named) >= 2, bool(named), names.doc_types.plural_named(question),
               _named(names.people, padded), _named(names.departments, padded), bool(_DAYS.search(text)),
-              (parts := len(split(question))) >= 2, parts >= 2 and codes == 0, detect_language(question) == "en"]
+              (parts := len(split(question))) >= 2, parts >= 2 and codes == 0,
+              (language or detect_language(question)) == "en"]
     return np.array(values, dtype=np.float32)
 
 
@@ -106,10 +108,10 @@ class Router:
     dense_model: str | None
 
     def ranked(self, question: str, names: Names, vector: np.ndarray | None = None,
-               model_id: str | None = None) -> list[tuple[str, float]]:
+               model_id: str | None = None, language: str | None = None) -> list[tuple[str, float]]:
         """Routes by probability, best first: the dense head when ``vector`` comes from the encoder it was
-        fitted with, the lexical head otherwise."""
-        sig = signals(question, names)
+        fitted with, the lexical head otherwise; ``language``: the question's, as the answer layer read it."""
+        sig = signals(question, names, language)
         if (self.dense is not None and vector is not None and model_id == self.dense_model
                 and vector.shape[0] + sig.shape[0] == self.dense.mean.shape[0]):
             p = self.dense.probabilities(np.concatenate([vector.astype(np.float32), sig]))

@@ -92,7 +92,8 @@ class AnswerService:
         embed_ms = _ms(t)
         if mode == "auto":  # the router's dense head reads the same embedding retrieval uses
             model_id = engine.embedder.model_id if engine.embedder is not None else None
-            mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine), vector, model_id)
+            mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine), vector, model_id,
+                             language)
         elif mode == "catalog":
             cq = catalog_query(question, *self.catalog_names(engine))
             if cq is None:
@@ -119,7 +120,7 @@ class AnswerService:
             raise InvalidRequest(str(exc)) from exc
         retrieved.timings["embed_ms"] = embed_ms
         weights = engine.relevance.weights(question, language)
-        q = grading.Question.of(question, language, weights, vector)
+        q = grading.Question.of(question, language, weights, vector, engine.relevance.spelled)
         q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights if engine.relevance.df(t) == 0))
         correct_at, ambiguous_at = self.thresholds(engine)
         grades = grading.grade_evidence(engine, q, retrieved, correct_at, ambiguous_at)

@@ -49,7 +49,8 @@ def open_service(settings: Settings) -> AnswerService:
                                                settings.api.answer_max_tokens)
     holder.refresh()
     holder.require()
-    return AnswerService(holder, settings.api.min_relevance)
+    return AnswerService(holder, settings.api.min_relevance, rewrite_with_llm=settings.api.rewrite_with_llm,
+                         grade_with_llm=settings.api.grade_with_llm)
 
 
 def first_documents(answer: Answer, k: int = 5) -> list[str]:

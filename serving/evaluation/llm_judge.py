@@ -5,12 +5,12 @@ the answers it did label. The answer is data for the judge, never instructions t
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
 from lakehouse.settings import Settings
 from models.llm import LLMClient, LLMError, client_from_settings
+from models.llm_protocol import json_object, schema_format
 from serving.answers.types import Answer
 from serving.evaluation.judge import LABELS
 
@@ -43,18 +43,26 @@ class LLMJudge:
                 f"Answer under review:\n<<<\n{answer.answer}\n>>>\nCited: {cited}")
         try:
             reply = self.client.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
-                                     max_tokens=120, response_format={"type": "json_object"}).text
+                                     max_tokens=120, response_format=response_format()).text
         except LLMError as exc:
             log.warning("LLM judge failed on %s: %s", row.get("id"), exc)
             return None
-        return parse_label(reply)
+        label = parse_label(reply)
+        if label is None:
+            self.client.reject("judge", reply)
+        return label
+
+
+def response_format() -> dict:
+    """The judge's reply schema: one of ``LABELS`` (and a short reason)."""
+    return schema_format("judge_label", {"type": "object", "properties": {
+        "label": {"type": "string", "enum": list(LABELS)}, "reason": {"type": "string"}},
+        "required": ["label", "reason"], "additionalProperties": False})
 
 
 def parse_label(reply: str) -> str | None:
     """The label of a judge's reply (JSON, or a bare label word); None when it names none."""
-    try:
-        label = json.loads(reply).get("label")
-    except (ValueError, AttributeError):
-        label = reply.strip().strip('."').lower()
+    data = json_object(reply)  # bare, fenced in ``` or inside prose
+    label = data.get("label") if data is not None else reply.strip().strip('."').lower()
     label = str(label or "").strip().lower()
     return label if label in LABELS else None

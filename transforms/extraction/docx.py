@@ -22,6 +22,7 @@ from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
 from lakehouse.errors import DocumentError
+from transforms.extraction.docx_numbering import Numbering
 from transforms.extraction.docx_parts import has_text_box, note_texts, take_hidden_runs, text_box_items
 from transforms.extraction.hidden import hidden_block, hidden_warning
 from transforms.extraction.markdown import Block, clean_line, render, to_pipe_table
@@ -75,11 +76,15 @@ class _StyleNames:
         self.by_id = {s.style_id: s.name or "" for s in paragraph_styles}
         default = document.styles.default(WD_STYLE_TYPE.PARAGRAPH)
         self.default = (default.name or "") if default is not None else ""
+        self.default_id = default.style_id if default is not None else None
 
     def of(self, paragraph: Paragraph) -> str:
-        ppr = paragraph._p.pPr
-        style_id = ppr.pStyle.val if ppr is not None and ppr.pStyle is not None else None
+        style_id = self.id_of(paragraph)
         return self.by_id.get(style_id, self.default) if style_id is not None else self.default
+
+    def id_of(self, paragraph: Paragraph) -> str | None:
+        ppr = paragraph._p.pPr
+        return ppr.pStyle.val if ppr is not None and ppr.pStyle is not None else self.default_id
 
 
 class _Converter:
@@ -87,8 +92,8 @@ class _Converter:
         self.styles = _StyleNames(document)
         names = {self.styles.of(p) for p in document.paragraphs}
         self.shift = 1 if any(_TITLE_STYLE.match(s) for s in names) else 0
-        self.formats = _numbering_formats(document)
-        self.counters: Counter[tuple[str, int]] = Counter()
+        self.numbering = Numbering(document)
+        self.counters: Counter[str] = Counter()  # list styles without Word numbering
 
     def blocks(self, items: Any, seen: set[str] | None) -> list[Block]:
         """Blocks for paragraphs and tables; with ``seen``, text already emitted (a repeated footer) is
@@ -110,19 +115,23 @@ class _Converter:
         if not text:
             return None
         style = self.styles.of(paragraph)
+        label = self.numbering.label(paragraph, self.styles.id_of(paragraph))
+        numbered = f"{label.text} {text}" if label is not None and label.text else text
         if _TITLE_STYLE.match(style):
-            return Block("heading", text.replace("\n", " "), level=1)
+            return Block("heading", numbered.replace("\n", " "), level=1)
         m = _HEADING_STYLE.match(style)
         if m:
-            return Block("heading", text.replace("\n", " "), level=min(int(m.group(1)) + self.shift, 6))
-        level = self._implicit_heading(paragraph, text)
+            return Block("heading", numbered.replace("\n", " "), level=min(int(m.group(1)) + self.shift, 6))
+        level = self._implicit_heading(paragraph, numbered)
         if level:
-            return Block("heading", text, level=level)
-        numbering = self._numbering(paragraph, style)
-        if numbering is not None:
-            ordered, depth, key = numbering
-            self.counters[key] += 1
-            return Block("item", text, level=depth, number=self.counters[key] if ordered else None)
+            return Block("heading", numbered, level=level)
+        if label is not None:  # "3." is an ordered item; "2.3.1.", "a)" or "IV -" keep Word's label in the text
+            if label.simple:
+                return Block("item", text, level=label.depth, number=label.number)
+            return Block("item", numbered, level=label.depth)
+        if style.lower().startswith("list"):
+            self.counters[style] += 1
+            return Block("item", text, number=self.counters[style] if "number" in style.lower() else None)
         return Block("para", text)
 
     def _implicit_heading(self, paragraph: Paragraph, text: str) -> int:
@@ -134,22 +143,6 @@ class _Converter:
         if not runs or not all(r.bold for r in runs) or "\n" in text:
             return 0
         return numbered_heading_level(text) or (2 if looks_like_caps_heading(text) else 0)
-
-    def _numbering(self, paragraph: Paragraph, style: str) -> tuple[bool, int, tuple[str, int]] | None:
-        ppr = paragraph._p.pPr
-        num_pr = ppr.numPr if ppr is not None else None
-        if num_pr is None or num_pr.numId is None:
-            if style.lower().startswith("list"):
-                return "number" in style.lower(), 0, (style, 0)
-            return None
-        num_id = str(num_pr.numId.val)
-        depth = int(num_pr.ilvl.val) if num_pr.ilvl is not None else 0
-        fmt = self.formats.get((num_id, depth), "bullet")
-        if fmt == "none":
-            return None
-        for deeper in [k for k in self.counters if k[0] == num_id and k[1] > depth]:
-            del self.counters[deeper]  # a new parent item restarts its sub-list
-        return fmt != "bullet", depth, (num_id, depth)
 
     def _table(self, table: Table) -> Block | None:
         rows: list[list[str]] = []
@@ -178,25 +171,3 @@ def _text(paragraph: Paragraph) -> str:
         if isinstance(item, Run):
             parts += [f"[^{ref.get(f'{_W}id')}]" for ref in item._r.iter(_NOTE_REFERENCES)]
     return "".join(parts)
-
-
-def _numbering_formats(document: Any) -> dict[tuple[str, int], str]:
-    """``(numId, level) -> numFmt`` (bullet, decimal, lowerLetter...) from the numbering part."""
-    try:
-        root = document.part.numbering_part.element
-    except (KeyError, NotImplementedError, AttributeError):
-        return {}
-    abstract = {}
-    for node in root.findall(f"{_W}abstractNum"):
-        levels = {}
-        for lvl in node.findall(f"{_W}lvl"):
-            fmt = lvl.find(f"{_W}numFmt")
-            levels[int(lvl.get(f"{_W}ilvl", "0"))] = fmt.get(f"{_W}val") if fmt is not None else "decimal"
-        abstract[node.get(f"{_W}abstractNumId")] = levels
-    formats = {}
-    for num in root.findall(f"{_W}num"):
-        ref = num.find(f"{_W}abstractNumId")
-        if ref is not None:
-            for level, fmt in abstract.get(ref.get(f"{_W}val"), {}).items():
-                formats[(num.get(f"{_W}numId"), level)] = fmt
-    return formats

@@ -131,19 +131,9 @@ def _list(tag: Tag, out: list[Block], depth: int) -> None:
 
 
 def _cell_text(cell: Tag) -> str:
-    """One line for a table cell; a table nested in it is flattened (``Titular: Ana Lima; Suplente: ...``)."""
-    nested = cell.find("table")
-    if nested is None:
-        return " ".join(cell.get_text(" ").split())
-    rows = []
-    for tr in nested.find_all("tr"):
-        if tr.find_parent("table") is nested:
-            cells = [_cell_text(c) for c in tr.find_all(("td", "th"), recursive=False)]
-            cells = [c for c in cells if c]
-            rows.append((": " if len(cells) == 2 else ", ").join(cells))
-    nested.extract()
-    before = " ".join(cell.get_text(" ").split())
-    return "; ".join(r for r in [before, *rows] if r)
+    """One line for a table cell. A table nested in it reads as its cells' text in order, separated by spaces
+    only, as a reader sees it (``A1 B1 C1 D1``): separators that are not in the page would be read as text."""
+    return " ".join(cell.get_text(" ").split())
 
 
 def _table(tag: Tag, out: list[Block]) -> None:

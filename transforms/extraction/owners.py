@@ -10,7 +10,6 @@ the rules' result is kept as it was.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import replace
 
@@ -19,12 +18,16 @@ from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from lakehouse.text import fold
 from models.llm import LLMClient, LLMError, client_from_settings
+from models.llm_protocol import json_object, schema_format
 from transforms.extraction.metadata import EDGE_CHARS
 from transforms.extraction.types import Extracted, GovernanceMetadata
 
 log = logging.getLogger(__name__)
 
 FIELDS = ("responsible", "approver")
+RESPONSE_FORMAT = schema_format("document_owners", {
+    "type": "object", "properties": {f: {"type": ["string", "null"]} for f in FIELDS},
+    "required": list(FIELDS), "additionalProperties": False})
 _SYSTEM = ("You read the header and footer of an organisation's document and return who is responsible for it "
            "(prepared by, elaborado por, responsável, owner) and who approved it (aprovado por, approved by). "
            "Answer only with JSON: {\"responsible\": \"<name>\" or null, \"approver\": \"<name>\" or null}. Use "
@@ -43,11 +46,11 @@ def ask_owners(client: LLMClient, title: str, markdown: str) -> dict[str, str]:
     """The names the model found that the document really contains (possibly none)."""
     user = f"<document title=\"{title}\">\n{edges(markdown)}\n</document>"
     text = client.chat([{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}],
-                       max_tokens=80, response_format={"type": "json_object"}).text
-    try:
-        data = json.loads(text[text.index("{"):text.rindex("}") + 1])
-    except ValueError as exc:
-        raise LLMError("the owners answer was not JSON", client.model) from exc
+                       max_tokens=80, response_format=RESPONSE_FORMAT).text
+    data = json_object(text)
+    if data is None:
+        client.reject("owners", text)
+        raise LLMError("the owners answer was not JSON", client.model)
     folded = " ".join(fold(markdown).split())
     found = {}
     for name in FIELDS:

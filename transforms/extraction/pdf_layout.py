@@ -2,9 +2,13 @@
 
 Headings come from legal structure (``CAPÍTULO`` ``##``, ``Seção`` ``###``, ``Art.`` ``####``, act titles
 such as ``LEI Nº ...`` ``#``), from font size relative to the body text, from numbering (``7.1 Escopo``) and
-from bold short lines that stand alone; a run of same-level headings with nothing between them is display
-text (a colophon), kept as paragraphs. Lines are joined into paragraphs unless a gap, an indent, a style
-change or a finished sentence on a short line separates them.
+from bold short lines that stand alone (a bold run-in start split off by ``pdf_lines``; a line in capitals
+over a title-case one: "DEPARTMENT OF TRANSPORTATION" / "Federal Aviation Administration"); a run of same-level
+headings with nothing between them is display text (a colophon), kept as paragraphs. Lines are joined into
+paragraphs unless a gap, an indent, a style change or a finished sentence on a short line separates them.
+Before that, each page's lines are put in reading order where the content stream is not: footnotes drawn
+before their column go after it, and labels stamped over the page after its text come first
+(``pdf_geometry``).
 """
 
 from __future__ import annotations
@@ -12,7 +16,14 @@ from __future__ import annotations
 import re
 
 from transforms.extraction.markdown import Block, clean_line
-from transforms.extraction.pdf_geometry import Margins, interleave, page_margins, size_levels
+from transforms.extraction.pdf_geometry import (
+    Margins,
+    footnotes_last,
+    interleave,
+    overlays_first,
+    page_margins,
+    size_levels,
+)
 from transforms.extraction.pdf_lines import Line
 from transforms.extraction.pdf_tables import PdfTable
 from transforms.extraction.structure import (
@@ -125,9 +136,12 @@ class _Builder:
         if size_level and len(text) <= 150:
             return 0 if self.letterhead and line.page == 0 else size_level
         numbered = numbered_heading_level(text.rstrip(".:") if line.run_in else text)
-        if numbered and (line.bold or line.size > 1.1 * self.body or (is_upper(text) and len(text) <= 60)):
+        if numbered and line.size >= 0.95 * self.body and (
+                line.bold or line.size > 1.1 * self.body or (is_upper(text) and len(text) <= 60)):
             return numbered  # "5.1 Results", "3 DEFINIÇÕES" in regular capitals, "1.2 Prazos." run in
-        stands_alone = nxt is None or not nxt.bold or nxt.top - line.top > 2 * line.size
+        stands_alone = (nxt is None or not nxt.bold or nxt.top - line.top > 2 * line.size
+                        or (abs(line.x0 - nxt.x0) <= 2 and is_upper(text) != is_upper(nxt.text)
+                            and not ends_sentence(nxt.text)))  # capitals over a title ("DEPARTMENT OF ...")
         if (line.bold and starts and stands_alone and len(text) <= 80 and line.size >= 0.95 * self.body
                 and not text.endswith((".", ",", ";", ":"))):
             return self.bold_level
@@ -169,6 +183,9 @@ class _Builder:
         if line.top - prev.top > 1.35 * margins.pitch + 0.5 or line.top < prev.top - 0.5 * prev.height:
             return True
         width = margins.right - margins.left
+        if line.bold and not prev.bold and (ends_sentence(prev.text) if line.run_in
+                                            else prev.x1 < margins.right - 0.15 * width):
+            return True  # a bold line after a paragraph's short last line, a run-in heading after a full stop
         full = prev.x1 >= margins.right - 0.1 * width
         if line.x0 > prev.x0 + 8 and line.x0 > margins.left + 8 and full and not (line.bold and prev.bold):
             return True  # a first-line indent after a full line (centred lines and bold titles are not)
@@ -179,6 +196,7 @@ def layout_blocks(pages: list[list[Line]], tables: dict[int, list[PdfTable]], bo
     """Markdown blocks of a whole document, in reading order, each tagged with its page."""
     builder = _Builder(pages, body)
     for page, lines in enumerate(pages):
+        lines = overlays_first(footnotes_last(lines, body))
         margins = page_margins(lines, body)
         items = interleave(lines, tables.get(page, []))
         for i, item in enumerate(items):

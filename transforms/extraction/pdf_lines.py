@@ -109,13 +109,28 @@ def _line(textpage: pdfium.PdfTextPage, chars: list[str], indexes: list[int], pa
 
 
 def _run_in_heading(textpage: pdfium.PdfTextPage, chars: list[str], indexes: list[int]) -> int | None:
-    """Where a bold numbered heading that runs into its (regular) paragraph ends, as a position in
-    ``indexes``; None when the bold start of the line is not such a heading."""
+    """Where a bold heading that runs into its (regular) paragraph ends, as a position in ``indexes``: a
+    numbered one ("5.1 Results." ...) or a short phrase in title case followed by a new sentence ("Boots
+    Self-Locking Nut The Boots ...", not "DAVI PIRES BATISTA, Prefeito ..." nor a contents entry). None when
+    the bold start of the line is not such a heading (a label such as "Atenção:" or "AGENCY:")."""
     for k, i in enumerate(indexes[:_MAX_RUN_IN]):
         if not _is_bold(textpage, i):
             head = "".join(chars[indexes[0]: i]).strip()
-            return k if k and numbered_heading_level(head.rstrip(".:")) else None
+            if not k:
+                return None
+            numbered = numbered_heading_level(head.rstrip(".:"))
+            return k if numbered or (title_phrase(head) and chars[i].isupper()) else None  # a new sentence
     return None
+
+
+def title_phrase(text: str) -> bool:
+    """A heading's wording: two to twelve words, no final punctuation, its longer words capitalised
+    ("Related Service Information Under 1 CFR Part 51", "Costs of Compliance")."""
+    words = text.split()
+    if not 2 <= len(words) <= 12 or text[-1:] in ".,;:!?" or not text[:1].isupper():
+        return False
+    long = [w for w in words if len(w) > 3 and w[:1].isalpha()]
+    return bool(long) and sum(w[:1].isupper() for w in long) >= 0.75 * len(long)
 
 
 def _segments(textpage: pdfium.PdfTextPage, chars: list[str]) -> list[tuple[int, int]]:
@@ -142,19 +157,26 @@ def _signature(line: Line) -> str:
 
 
 def split_margins(pages: list[list[Line]], page_heights: list[float]) -> tuple[list[list[Line]], list[Line]]:
-    """Take running headers and footers out of the body: a line in the top or bottom 20% of the page whose
-    text, with digits masked, recurs once a page on at least half of the pages (and on two or more). Returns
-    the body lines of each page and each running line once (headers first): a document code, an edition or an
-    approver survive there, for the governance-metadata rules."""
+    """Take running headers and footers out of the body. A line in the top or bottom 20% of the page is running
+    when its text, with digits masked, recurs once a page at the same place and size (its band) on at least
+    half of the pages (and on two or more), or when it sits in such a band that holds, on half of the pages, a
+    line whose text recurs there: a manual's header that names each chapter ("Chapter 2: ASN.1 structure
+    handling 3") changes every few pages but keeps its place. A title in display type at the top of the
+    cover is not the running header that repeats its words in small type. Returns the body lines of each page
+    and each running line once (headers first): a document code, an edition or an approver survive there, for
+    the governance-metadata rules."""
     if len(pages) < 2:
         return pages, []
-    counts: Counter[str] = Counter()
+    counts: Counter[tuple[str, tuple[str, int, int]]] = Counter()
+    band_pages: Counter[tuple[str, int, int]] = Counter()
     for lines, height in zip(pages, page_heights, strict=True):
         per_page = Counter(_signature(ln) for ln in lines)
-        counts.update({sig for sig in (_signature(ln) for ln in lines if _in_margin(ln, height))
-                       if per_page[sig] == 1})  # body text repeats within a page; a running header does not
+        placed = {(_signature(ln), _band(ln, height)) for ln in lines if _in_margin(ln, height)}
+        counts.update({(sig, band) for sig, band in placed if per_page[sig] == 1})  # body text repeats in a page
+        band_pages.update({band for _, band in placed})
     threshold = max(2, (len(pages) + 1) // 2)
-    repeated = {sig for sig, n in counts.items() if n >= threshold}
+    repeated = {key for key, n in counts.items() if n >= threshold}
+    bands = {band for (_, band), n in counts.items() if n >= 2 and band_pages[band] >= threshold}
     seen: set[str] = set()
     headers: list[Line] = []
     footers: list[Line] = []
@@ -163,13 +185,21 @@ def split_margins(pages: list[list[Line]], page_heights: list[float]) -> tuple[l
         body: list[Line] = []
         for ln in lines:
             sig = _signature(ln)
-            if sig not in repeated or not _in_margin(ln, height):
+            band = _band(ln, height) if _in_margin(ln, height) else None
+            if band is None or ((sig, band) not in repeated and band not in bands):
                 body.append(ln)
             elif sig not in seen:
                 seen.add(sig)
-                (headers if ln.bottom < 0.2 * height else footers).append(replace(ln, margin=True))
+                (headers if band[0] == "top" else footers).append(replace(ln, margin=True))
         result.append(body)
     return result, headers + footers
+
+
+def _band(line: Line, height: float) -> tuple[str, int, int]:
+    """Where a margin line sits: its edge of the page, its distance from that edge and its size (2-pt steps)."""
+    if line.bottom < 0.2 * height:
+        return ("top", round(line.top / 2), round(line.size / 2))
+    return ("bottom", round((height - line.bottom) / 2), round(line.size / 2))
 
 
 def _in_margin(line: Line, height: float) -> bool:

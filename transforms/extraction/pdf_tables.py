@@ -4,7 +4,9 @@ Beyond pdfplumber's cells this module handles what real reports do: a title or n
 table (kept as text before or after it), a header cell spanning several columns (``Pre-Pawn`` over
 ``Handgun | Long Gun | *Other``: split by word position, the group label prefixed), and data rows drawn
 without horizontal rules, which pdfplumber returns as one cell per column with several lines each (split
-back into one Markdown row per line). A ruled region that is a figure (``pdf_figures``) is no table.
+back into one Markdown row per line), tables drawn without side rules (their horizontal rules mark where
+the first and last columns end), and header cells set sideways (read through PDFium, in the text layer's
+order). A ruled region that is a figure (``pdf_figures``) is no table.
 """
 
 from __future__ import annotations
@@ -49,9 +51,14 @@ class CellText:
 def page_tables(page: Any, cell_text: CellText | None = None) -> list[PdfTable]:
     """Tables on a pdfplumber page with at least two columns and two rows."""
     found = []
-    for table in page.find_tables():
+    tables = page.find_tables()
+    sides = _open_sides(page, tables)
+    if sides:  # rows ruled past the outer vertical rules: the label and last columns are part of the table
+        tables = page.find_tables({"explicit_vertical_lines": sides})
+    rotated = _rotated_chars(page) if tables else []
+    for table in tables:
         try:
-            parsed = _parse(page, table, cell_text)
+            parsed = _parse(page, table, cell_text, rotated)
         except Exception as exc:  # a malformed table must not lose the page: its text stays as paragraphs
             logger.warning("table on page %s skipped: %s", page.page_number, exc)
             continue
@@ -64,12 +71,45 @@ def _clean(text: Cell) -> str:
     return " ".join((text or "").split())
 
 
-def _parse(page: Any, table: Any, cell_text: CellText | None) -> PdfTable | None:
+def _open_sides(page: Any, tables: list[Any]) -> list[float]:
+    """x positions where a table's horizontal rules run on past its outermost vertical rule with text there
+    (a table drawn without side rules): pdfplumber's cells end at the last vertical rule, which drops the label
+    column and the last column."""
+    if not tables:
+        return []
+    sides: list[float] = []
+    edges = page.horizontal_edges
+    for table in tables:
+        x0, top, x1, bottom = table.bbox
+        rules = [e for e in edges if top - 1 <= e["top"] <= bottom + 1]
+        if len(rules) < 2:
+            continue
+        for side, inside in ((min(e["x0"] for e in rules), x0), (max(e["x1"] for e in rules), x1)):
+            lo, hi = sorted((side, inside))
+            if hi - lo > 5 and any(lo <= (c["x0"] + c["x1"]) / 2 <= hi and top <= c["top"] <= bottom
+                                   for c in page.chars):
+                sides.append(side)
+    return sides
+
+
+def _rotated_chars(page: Any) -> list[tuple[float, float]]:
+    """Centres of the page's characters set sideways (a rotated column header): pdfplumber orders a cell's
+    characters top to bottom, which reads text set bottom to top backwards ("ytirohtuA oN")."""
+    return [((c["x0"] + c["x1"]) / 2, (c["top"] + c["bottom"]) / 2) for c in page.chars if not c.get("upright", True)]
+
+
+def _sideways(box: tuple[float, float, float, float], rotated: list[tuple[float, float]]) -> bool:
+    return any(box[0] <= x <= box[2] and box[1] <= y <= box[3] for x, y in rotated)
+
+
+def _parse(page: Any, table: Any, cell_text: CellText | None,
+           rotated: list[tuple[float, float]] | None = None) -> PdfTable | None:
     rows: list[list[Cell]] = table.extract()
     cells: list[list[Any]] = [row.cells for row in table.rows]
-    if cell_text is not None:
-        rows = [[cell_text(box) if text and box and _misread(text) else text
-                 for text, box in zip(row, boxes, strict=False)] for row, boxes in zip(rows, cells, strict=True)]
+    if cell_text is not None:  # PDFium reads the text layer in its own order, which is the reading order
+        rows = [[cell_text(box) if text and box and (_misread(text) or (rotated and _sideways(box, rotated)))
+                 else text for text, box in zip(row, boxes, strict=False)]
+                for row, boxes in zip(rows, cells, strict=True)]
     if is_figure(page, tuple(table.bbox), rows):  # a chart's grid or a diagram: its labels stay text lines
         logger.debug("ruled region on page %s read as a figure, not a table", page.page_number)
         return None

@@ -34,8 +34,16 @@ class Agentic:
     def retrieve(self, request: ModeRequest) -> Retrieved:
         engine = request.engine
         box = Toolbox(engine, request.groups, request.vector, request.question)
+        notes: list[str] = []
         if engine.generator is not None:
-            return self._with_llm(request, box)
+            with_llm = self._with_llm(request, box)
+            if with_llm.sources or with_llm.trace:
+                return with_llm
+            # A model that called no tool at all (llama.cpp's server ignores tools under most chat templates) or
+            # failed at once would answer from nothing: the deterministic workflow answers instead.
+            notes = [*with_llm.warnings, "the language model called no tool; the deterministic workflow "
+                     "answered"]
+            box = Toolbox(engine, request.groups, request.vector, request.question)
         flow = Workflow(box, request.question, engine.agent_budget, request.filters, request.top_k)
         outcome = flow.run()
         pair = compare_read.sides(flow) if is_comparison(request.question) else None
@@ -48,6 +56,7 @@ class Agentic:
             out.mode_answer = _parts_answer(request, out, split, box, outcome.named)
         if out.mode_answer is None and pair is None and outcome.bridged:
             out.mode_answer = _bridge_answer(request, out, outcome.bridged)
+        out.warnings = notes + out.warnings
         log.info("agentic trace %s", json.dumps({"question": request.question[:200], "steps": out.trace,
                                                  "stopped": outcome.stopped}, ensure_ascii=False))
         return out

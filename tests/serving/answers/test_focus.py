@@ -52,3 +52,19 @@ def test_a_short_question_nothing_decides_is_read_in_the_language_most_of_the_in
     assert language_of("Qual o prazo de prestação de contas?", english) == "pt"
     assert language_of("What is the notice period?", portuguese) == "en"
     assert language_of("qto custa?", english) == "pt"
+
+
+def test_a_situation_word_respelled_to_reach_the_index_still_weighs_as_the_situation():
+    # "sanitária" is held by no chunk, so the index reads it one edit away ("sanit" -> "sant"): the term it
+    # became is still a word of the situation, and the grade names it by the question's word
+    text = ("Estou preparando a visita da vigilância sanitária ao setor. "
+            "Com que periodicidade é feita a manutenção preventiva da osmose?")
+    respelled = {"sanit": "sant"}
+
+    def spell(term: str) -> str:
+        return respelled.get(term, term)
+    weights = {spell(t): 1.0 for t in analyze(text, "pt")}
+    q = Question.of(text, "pt", weights, spell=spell)
+    assert q.weights["sant"] == focus.CONTEXT_SHARE and "sant" in q.context
+    assert q.weights[analyze("periodicidade", "pt")[0]] == 1.0
+    assert q.surface["sant"] == "sanitária"

@@ -88,3 +88,13 @@ def test_a_model_file_fitted_for_other_signals_is_refused(tmp_path):
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ValueError, match="routing_fit"):
         router.load(path)
+
+
+def test_the_router_reads_the_question_in_the_language_the_answer_layer_read_it():
+    # a short English query no word decides ("fava beans") is Portuguese to the detector's last fallback; over
+    # an English index the answer layer reads it as English, and the router's signal follows that reading
+    names = router.Names(DocTypes.of(TYPES))
+    english = router.SIGNALS.index("english")
+    assert router.signals("fava beans", names)[english] == 0.0
+    assert router.signals("fava beans", names, "en")[english] == 1.0
+    assert router.signals("Qual é o prazo?", names, "pt")[english] == 0.0

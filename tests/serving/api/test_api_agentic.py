@@ -197,3 +197,14 @@ def test_a_supplier_named_by_what_it_does_is_found_first_and_its_contract_follow
     assert MANUAL in read and CONTRACT in read and read.index(MANUAL) < len(read) - 1
     first = body["answer"].splitlines()[0]
     assert "NuvemSul" in first and "CT-2024-0187" in first  # who it is, with the contract that binds it
+
+
+def test_a_model_that_calls_no_tool_leaves_the_answer_to_the_workflow(agent):
+    fake, server = agent  # what SmolLM2 behind llama.cpp's server does: tools are ignored, prose comes back
+    fake.responder = lambda body: "Claro! Posso ajudar com isso. O prazo é de 30 dias."
+    body = server.client.post("/v1/query", json={"question": SEEDS, "mode": "agentic"},
+                              headers=server.key("k-juridico")).json()
+    assert len(fake.requests) >= 1 and fake.requests[0]["tools"]
+    assert any("called no tool; the deterministic workflow answered" in w for w in body["warnings"])
+    assert body["citations"] and body["trace"]  # the workflow searched and read; the model's prose is gone
+    assert "Posso ajudar" not in body["answer"]

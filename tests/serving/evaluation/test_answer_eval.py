@@ -173,3 +173,20 @@ def test_a_beir_set_with_gold_answers_reports_basic_and_hybrid_side_by_side(tmp_
     assert result["modes"]["hybrid"]["expected_document_top5"] > 0
     assert contains_gold("It was directed by Stephen King.", ["stephen king"])
     assert not contains_gold("Directed by Kingsley.", ["King"])
+
+
+@pytest.mark.parametrize("grade", [True, False])
+def test_the_eval_service_follows_the_grading_setting_like_the_api(evaluated, grade):
+    """`lakerag eval --answers` measures one LLM step switched on alone: LAKERAG_API_GRADE_WITH_LLM=false means
+    the model only writes answers, as the API does, never grades the evidence."""
+    from lakehouse.settings import Settings
+    from serving.evaluation.answers import evaluate_answers, open_service
+
+    root, _ = evaluated
+    reply = '{"grade": "relevante", "reason": "ok"}'
+    with FakeOpenAI(responder=lambda body: reply, model=f"fake-grade-{grade}") as fake:  # own cache keys
+        settings = Settings(home=root / "work" / "sample", embedding_model="wordllama", llm_base_url=fake.base_url,
+                            llm_model=fake.model, api_grade_with_llm=grade)
+        evaluate_answers(open_service(settings), QUESTIONS[:1], ["basic"])
+        gradings = [r for r in fake.requests if r["messages"][0]["content"].startswith("You judge whether")]
+    assert bool(gradings) is grade
