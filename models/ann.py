@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,17 +124,19 @@ class AnnSearcher:
         self.min_rows = min_rows
         self.rows = len(keys)
         self._order = np.argsort(keys, kind="stable")
+        self._beam = threading.Lock()
         self._sorted = keys[self._order]
 
     def candidates(self, query: np.ndarray, count: int) -> np.ndarray:
         """Up to ``count`` rows nearest ``query``, nearest first (one thread, as each API request is)."""
         count = min(count, self.rows)
-        # the beam is a property of the index, not of the call: two requests racing here may walk with each
-        # other's beam (a recall difference only; both ask for the same count unless their masks differ)
-        self.index.expansion_search = max(EXPANSION_SEARCH if self.rows < LARGE_ROWS else EXPANSION_SEARCH_LARGE,
-                                          count)
-        found = np.asarray(self.index.search(np.asarray(query, dtype=np.float32), count, threads=1).keys,
-                           dtype=np.uint64)
+        # the beam is a property of the index, not of the call: set and walk under one lock, so that two requests
+        # never walk with each other's beam (a walk takes milliseconds)
+        with self._beam:
+            self.index.expansion_search = max(EXPANSION_SEARCH if self.rows < LARGE_ROWS
+                                              else EXPANSION_SEARCH_LARGE, count)
+            found = np.asarray(self.index.search(np.asarray(query, dtype=np.float32), count, threads=1).keys,
+                               dtype=np.uint64)
         at = np.searchsorted(self._sorted, found)
         at = np.minimum(at, self.rows - 1)
         ok = self._sorted[at] == found
