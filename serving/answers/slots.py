@@ -18,8 +18,9 @@ _I = re.IGNORECASE
 _PARTY = r"contratad[ao]|fornecedor(?:a)?|prestador(?:a)?|supplier|contractor|vendor|provider"
 SLOTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "supplier": (
-        re.compile(r"\b(?:qual|quem)\b[^?]{0,20}\b(?:fornecedor(?:a|es)?|contratad[ao]|prestador(?:a)?)\b|"
-                   r"\b(?:which|what) (?:supplier|vendor)\b|"
+        re.compile(r"\b(?:qual|quem)\b[^?]{0,20}\b(?:fornecedor(?:a|es)?|contratad[ao]|prestador(?:a)?|empresa)\b|"
+                   r"\bque (?:empresa|fornecedor(?:a)?|prestador(?:a)?)\b|"
+                   r"\b(?:which|what) (?:supplier|vendor|company)\b|"
                    r"\bwho is the (?:supplier|vendor|contractor|provider)\b|\bwho (?:supplies|provides)\b", _I),
         # a party line ("CONTRATADA: ...", "Supplier: ...") or a company's name ("... Ltda.", "... S.A.")
         re.compile(rf"\b(?:{_PARTY})\s*:\s*\S|(?-i:\b(?:Ltda|S\.\s?A\.|S/A|EIRELI|Inc|LLC|Ltd)(?!\w))", _I)),

@@ -25,6 +25,23 @@ def test_the_supplier_is_the_contracted_party_line_and_other_clauses_cannot_answ
     assert grade(q, TERM, f"{CONTRACT} Do prazo", dense=0.5).grade == INCORRECT
 
 
+def test_the_company_asked_for_is_the_supplier_as_a_colleague_asks_it():
+    # "quem é a empresa", "com qual empresa", "que empresa", "which company": the contracted party, not a clause
+    # that happens to hold the word "empresa"
+    clause = "4.2 A CONTRATADA contratará empresa independente para o teste de intrusão anual."
+    for asked in ("quem é a empresa do CT-2031-0042?", "o CT-2031-0042 é com qual empresa?",
+                  "Que empresa presta o serviço do CT-2031-0042?"):
+        q = _q(asked)
+        assert q.kind == "supplier", asked
+        assert grade(q, PARTIES, f"{CONTRACT} Partes", dense=0.5).strips[0].text.startswith("CONTRATADA: Frio Bom")
+        assert grade(q, clause, f"{CONTRACT} Da segurança", dense=0.5).grade == INCORRECT
+    en = Question.of("Which company holds contract CT-2031-0042?", "en",
+                     {t: 1.0 for t in analyze("Which company holds contract CT-2031-0042?", "en")})
+    assert en.kind == "supplier"
+    # a document a supplier may present is asked of a document, not of the supplier
+    assert _q("que documento um fornecedor pode apresentar no lugar do certificado?").kind != "supplier"
+
+
 def test_the_manager_is_the_management_clause():
     q = _q("Quem é o gestor do contrato CT-2031-0042?")
     assert grade(q, MANAGEMENT, f"{CONTRACT} Da gestão", dense=0.5).grade == CORRECT
