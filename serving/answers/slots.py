@@ -18,9 +18,12 @@ _I = re.IGNORECASE
 _PARTY = r"contratad[ao]|fornecedor(?:a)?|prestador(?:a)?|supplier|contractor|vendor|provider"
 SLOTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "supplier": (
-        re.compile(r"\b(?:qual|quem)\b[^?]{0,20}\b(?:fornecedor(?:a|es)?|contratad[ao]|prestador(?:a)?|empresa)\b|"
-                   r"\bque (?:empresa|fornecedor(?:a)?|prestador(?:a)?)\b|"
-                   r"\b(?:which|what) (?:supplier|vendor|company)\b|"
+        re.compile(r"\b(?:qual|quem)\b[^?]{0,20}\b(?:fornecedor(?:a|es)?|contratad[ao]|prestador(?:a)?)\b|"
+                   r"\bque (?:fornecedor(?:a)?|prestador(?:a)?)\b|\b(?:which|what) (?:supplier|vendor)\b|"
+                   # a company asked about a contract the question names is its supplier ("quem é a empresa do
+                   # CT-2024-0187", "which company ... its monthly contract value"); elsewhere a company is any
+                   r"(?:\b(?:qual|quem)\b[^?]{0,20}|\bque )\bempresa\b(?=[^?]*\b(?:contrat\w*|ct-\d))|"
+                   r"\b(?:which|what) company\b(?=[^?]*\b(?:contract\w*|ct-\d))|"
                    r"\bwho is the (?:supplier|vendor|contractor|provider)\b|\bwho (?:supplies|provides)\b", _I),
         # a party line ("CONTRATADA: ...", "Supplier: ...") or a company's name ("... Ltda.", "... S.A.")
         re.compile(rf"\b(?:{_PARTY})\s*:\s*\S|(?-i:\b(?:Ltda|S\.\s?A\.|S/A|EIRELI|Inc|LLC|Ltd)(?!\w))", _I)),

@@ -29,7 +29,7 @@ def test_the_company_asked_for_is_the_supplier_as_a_colleague_asks_it():
     # "quem é a empresa", "com qual empresa", "que empresa", "which company": the contracted party, not a clause
     # that happens to hold the word "empresa"
     clause = "4.2 A CONTRATADA contratará empresa independente para o teste de intrusão anual."
-    for asked in ("quem é a empresa do CT-2031-0042?", "o CT-2031-0042 é com qual empresa?",
+    for asked in ("quem é a empresa do CT-2031-0042?", "qual a empresa desse contrato?",
                   "Que empresa presta o serviço do CT-2031-0042?"):
         q = _q(asked)
         assert q.kind == "supplier", asked
@@ -40,6 +40,10 @@ def test_the_company_asked_for_is_the_supplier_as_a_colleague_asks_it():
     assert en.kind == "supplier"
     # a document a supplier may present is asked of a document, not of the supplier
     assert _q("que documento um fornecedor pode apresentar no lugar do certificado?").kind != "supplier"
+    # a company asked about outside any contract is not a contracted party ("developed by what company?")
+    game = "The racing game was developed by what company?"
+    assert Question.of(game, "en", {t: 1.0 for t in analyze(game, "en")}).kind != "supplier"
+    assert _q("Qual empresa desenvolveu o sistema de prontuário?").kind != "supplier"
 
 
 def test_the_manager_is_the_management_clause():
