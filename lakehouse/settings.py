@@ -197,6 +197,9 @@ class ApiSettings(BaseSettings):
                                     "correct; between min_relevance and it, ambiguous (the answer is partial).")
     grade_with_llm: bool = Field(True, description="With an LLM configured, it re-grades the evidence the "
                                  "deterministic grade kept (JSON verdict per passage, cached by request hash).")
+    generate_with_llm: bool = Field(True, description="With an LLM configured, it writes the answer from the "
+                                    "graded evidence (citations checked, the extractive answer on any failure); "
+                                    "false keeps the extractive answer while the other LLM steps still run.")
     answer_max_tokens: int = Field(600, ge=1, description="Largest LLM answer, in tokens.")
     catalog_table: str = Field("catalog", description="Table of the snapshot's serving.duckdb for the catalog.")
     encoder_threads: int = Field(0, ge=0, description="Query-encoder engine threads per API process (OpenMP/torch); "

@@ -51,7 +51,7 @@ class AnswerService:
     def __init__(self, holder: SnapshotHolder, min_relevance: float = DEFAULT_MIN_RELEVANCE,
                  conversations: Conversations | None = None, rewrite_with_llm: bool = True,
                  correct_at: float = grading.CORRECT_AT, grade_with_llm: bool = True,
-                 synthesizer: str | None = None) -> None:
+                 synthesizer: str | None = None, generate_with_llm: bool = True) -> None:
         self.holder = holder
         answers = holder.settings.answers if isinstance(holder, SnapshotHolder) else None
         self.synthesizer = synthesis.build(synthesizer or (answers and answers.synthesizer) or synthesis.DEFAULT,
@@ -61,6 +61,7 @@ class AnswerService:
         self.rewrite_with_llm = rewrite_with_llm
         self.correct_at = max(correct_at, min_relevance)
         self.grade_with_llm = grade_with_llm  # when the snapshot's engine has an LLM and the request generates
+        self.generate_with_llm = generate_with_llm  # the LLM writes the answer (else the extractive one stands)
 
     def thresholds(self, engine: Engine) -> tuple[float, float]:
         """(correct at, ambiguous at): the refusal threshold is the snapshot's fitted one when it has one."""
@@ -204,7 +205,7 @@ class AnswerService:
         if draft is None:
             fallback = self.fallback(state)
             gen = state.engine.generator
-            if gen is not None and req.generate and fallback.status != "not_found":
+            if gen is not None and req.generate and self.generate_with_llm and fallback.status != "not_found":
                 t = time.perf_counter()
                 draft = compose.generated(gen, state.question, state.language, state.retrieved,
                                           req.filters, fallback)
@@ -216,7 +217,7 @@ class AnswerService:
     def query_stream(self, req: QueryRequest, caller: Caller, request_id: str):
         """Server-sent events (event name, data) for one question; see ``streaming``."""
         state = self.prepare(req, caller)
-        return stream_answer(state, self.fallback, self.finish, request_id)
+        return stream_answer(state, self.fallback, self.finish, request_id, self.generate_with_llm)
 
     def readiness(self) -> dict:
         engine = self.holder.engine

@@ -47,9 +47,10 @@ def _replay(text: str, retrieved: Any, n_sources: int) -> Iterator[tuple[str, An
 
 
 def stream_answer(state: Prepared, fallback_of: Callable[[Prepared], compose.Draft],
-                  finish: Callable[[Prepared, compose.Draft, str], Answer], request_id: str
-                  ) -> Iterator[tuple[str, Any]]:
-    """The events of one answer; ``fallback_of`` and ``finish`` are the service's own steps."""
+                  finish: Callable[[Prepared, compose.Draft, str], Answer], request_id: str,
+                  generate: bool = True) -> Iterator[tuple[str, Any]]:
+    """The events of one answer; ``fallback_of`` and ``finish`` are the service's own steps; ``generate``: the
+    LLM may write the answer (``LAKERAG_API_GENERATE_WITH_LLM``)."""
     retrieved = state.retrieved
     engine = state.engine
     req = state.req
@@ -60,7 +61,7 @@ def stream_answer(state: Prepared, fallback_of: Callable[[Prepared], compose.Dra
     gen = engine.generator
     if draft is None:
         fallback = fallback_of(state)
-        use_llm = gen is not None and req.generate and fallback.status != "not_found"
+        use_llm = gen is not None and req.generate and generate and fallback.status != "not_found"
         if use_llm and not retrieved.graph_answer:
             draft = yield from _generate(gen, state, fallback)
         elif use_llm:

@@ -56,7 +56,8 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
         holder.encoder = EncoderService(api.encoder_window_ms, api.encoder_max_batch, api.query_cache_size,
                                         encoder_threads(api.workers, api.encoder_threads))
     service = AnswerService(holder, api.min_relevance, Conversations(api.conversation_ttl, api.conversations_max),
-                            api.rewrite_with_llm, api.grade_correct_at, api.grade_with_llm)
+                            api.rewrite_with_llm, api.grade_correct_at, api.grade_with_llm,
+                            generate_with_llm=api.generate_with_llm)
 
     def startup() -> None:
         if watch:

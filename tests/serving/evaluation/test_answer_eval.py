@@ -190,3 +190,29 @@ def test_the_eval_service_follows_the_grading_setting_like_the_api(evaluated, gr
         evaluate_answers(open_service(settings), QUESTIONS[:1], ["basic"])
         gradings = [r for r in fake.requests if r["messages"][0]["content"].startswith("You judge whether")]
     assert bool(gradings) is grade
+
+
+@pytest.mark.parametrize("generate", [True, False])
+def test_the_llm_writes_answers_only_when_generation_is_on(evaluated, generate):
+    """LAKERAG_API_GENERATE_WITH_LLM=false keeps the extractive answer while the model still grades: a small local
+    model that grades well but writes badly is used for the one step it helps, and the eval measures it alone."""
+    from lakehouse.settings import Settings
+    from serving.evaluation.answers import evaluate_answers, open_service
+
+    root, _ = evaluated
+
+    def reply(body: dict) -> str:
+        if body["messages"][0]["content"].startswith("You judge whether"):
+            return '{"grade": "relevante", "reason": "ok"}'
+        return "Resposta escrita pelo modelo [1]."
+
+    with FakeOpenAI(responder=reply, model=f"fake-generate-{generate}") as fake:  # own cache keys
+        settings = Settings(home=root / "work" / "sample", embedding_model="wordllama", llm_base_url=fake.base_url,
+                            llm_model=fake.model, api_generate_with_llm=generate)
+        result = evaluate_answers(open_service(settings), QUESTIONS[:1], ["basic"])
+        writes = [r for r in fake.requests if not r["messages"][0]["content"].startswith("You judge whether")]
+        gradings = [r for r in fake.requests if r["messages"][0]["content"].startswith("You judge whether")]
+    answer = result["modes"]["basic"]["answers"][0]["answer"]
+    assert bool(writes) is generate
+    assert gradings  # grading runs either way
+    assert ("Resposta escrita pelo modelo" in answer) is generate
