@@ -24,7 +24,7 @@ import Stemmer
 
 from lakehouse.text import fold
 from models.lexicon import lexicon
-from models.stopwords import ENGLISH, ENGLISH_MARKERS, NEGATIONS, PORTUGUESE, PORTUGUESE_MARKERS
+from models.stopwords import ENGLISH, ENGLISH_MARKERS, NEGATIONS_OF, PORTUGUESE, PORTUGUESE_MARKERS
 
 __all__ = ["LANGUAGES", "MIN_SHARE", "analyze", "analyze_query", "detect_language", "language_shares",
            "query_languages", "written_out"]
@@ -131,7 +131,7 @@ def _word(word: str, language: str) -> str | None:
     cache_ = _word_cache[language]
     if word in cache_:
         return cache_[word]
-    if word in NEGATIONS:
+    if word in NEGATIONS_OF[language]:
         term: str | None = word
     elif len(word) < 2 or word in _STOPWORDS[language]:
         term = None

@@ -1,8 +1,8 @@
 """Portuguese and English stopwords, accent-folded and lower-case, for :mod:`models.analysis`.
 
 The lists follow Snowball's (and NLTK's) function-word lists with a few additions. Negations are left out on
-purpose: "não contém" and "contém" must not look the same to BM25. They live in ``NEGATIONS``, which is also
-used to tell the languages apart.
+purpose: "não contém" and "contém" must not look the same to BM25. They live in ``NEGATIONS``, per language:
+Portuguese "no" is "em" + "o" ("no leito"), a function word, while English "no" negates.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-NEGATIONS: frozenset[str] = frozenset({"nao", "sem", "nunca", "nem", "not", "no", "nor", "never"})
+NEGATIONS_OF: dict[str, frozenset[str]] = {"pt": frozenset({"nao", "sem", "nunca", "nem"}),
+                                           "en": frozenset({"not", "no", "nor", "never"})}
+NEGATIONS: frozenset[str] = NEGATIONS_OF["pt"] | NEGATIONS_OF["en"]
 
 PORTUGUESE: frozenset[str] = _words("""
 a ao aos aquela aquelas aquele aqueles aquilo as ate com como da das de dela delas dele deles depois do dos e
@@ -22,14 +24,14 @@ estiveramos estiverem estivermos estivesse estivessem estivessemos estou eu foi 
 forem formos fosse fossem fossemos fui ha haja hajam hajamos hao havemos havia hei houve houvemos houver
 houvera houveram houveramos houverao houverei houverem houveremos houveria houveriam houveriamos houvermos
 houvesse houvessem houvessemos isso isto ja lhe lhes mais mas me mesmo meu meus minha minhas muito na nas
-nos nossa nossas nosso nossos num numa numas nuns o os ou para pela pelas pelo pelos por qual quando que quem
+no nos nossa nossas nosso nossos num numa numas nuns o os ou para pela pelas pelo pelos por qual quando que quem
 sao se seja sejam sejamos ser sera serao seremos serei seria seriam seriamos seu seus so somos sou sua suas
 tambem te tem temos tenha tenham tenhamos tenho ter tera terao teremos terei teria teriam teriamos teu teus
 teve tinha tinham tinhamos tive tivemos tiver tivera tiveram tiveramos tiverem tivermos tivesse tivessem
 tivessemos tu tua tuas um uma umas uns voce voces vos
 ainda apenas assim cada onde pois porque porem qualquer quais sobre tal tais toda todas todo todos outra
 outras outro outros la aqui desse desta deste dessa nesse nessa neste nesta
-""") - NEGATIONS
+""") - NEGATIONS_OF["pt"]
 
 ENGLISH: frozenset[str] = _words("""
 a about above after again against all am an and any are as at be because been before being below between
@@ -41,11 +43,11 @@ what when where which while who whom why will with would you your yours yourself
 also may might must via within whether yet however thus hence therefore either neither
 s t d ll m o re ve y ain aren couldn didn doesn don hadn hasn haven isn ma mightn mustn needn shan shouldn
 wasn weren wouldn
-""") - NEGATIONS
+""") - NEGATIONS_OF["en"]
 
 # Words of two letters or more that point to one language only, for language detection ("e" and "i" are
 # too often a variable, a list item or a Roman numeral).
 PORTUGUESE_MARKERS: frozenset[str] = frozenset(
-    w for w in (PORTUGUESE | {"nao", "sem", "nunca", "nem"}) - ENGLISH if len(w) > 1)
+    w for w in (PORTUGUESE | NEGATIONS_OF["pt"]) - ENGLISH if len(w) > 1)
 ENGLISH_MARKERS: frozenset[str] = frozenset(
-    w for w in (ENGLISH | {"not", "never", "nor"}) - PORTUGUESE if len(w) > 1)
+    w for w in (ENGLISH | NEGATIONS_OF["en"]) - PORTUGUESE - {"no"} if len(w) > 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.analysis import analyze, detect_language
+from models.analysis import analyze, analyze_query, detect_language
 
 
 def _terms(text: str, language: str | None = None) -> set[str]:
@@ -87,3 +87,12 @@ def test_detect_language() -> None:
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError, match="language"):
         analyze("texto", "es")
+
+
+def test_portuguese_no_is_in_the_not_a_negation() -> None:
+    """Portuguese "no" is "em" + "o" ("no leito"): a function word like "na", so "o paciente no leito" and
+    "o paciente na cama" share no term but the patient; English "no" still negates."""
+    assert analyze("o paciente no leito", "pt") == analyze("o paciente leito", "pt")
+    assert "no" not in analyze_query("qual o prazo no pronto-socorro?", "pt")
+    assert "no" in analyze("no exceptions apply", "en")
+    assert "nao" in analyze("não se aplica", "pt")

@@ -21,7 +21,7 @@ from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
 from transforms.stages.indexed import FLUSH_EVERY, indexed_chunks
 
-ANALYZER_VERSION = "a1"
+ANALYZER_VERSION = "a2"  # a2: Portuguese "no" (em + o) is a stopword, not a negation
 
 
 def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
