@@ -182,7 +182,9 @@ def cmd_llm_serve(args: argparse.Namespace) -> int:
     argv = llm_server.command(args.model, args.port, n_ctx=args.n_ctx, threads=args.threads)
     env = llm_server.settings_env(args.model, args.port, args.n_ctx)
     print("lakerag llm: serving " + argv[argv.index("--model") + 1] + " (sha256 checked); point lakerag at it "
-          "with\n  " + " ".join(f"{k}={v}" for k, v in env.items()), flush=True)
+          "with\n  " + " ".join(f"{k}={v}" for k, v in env.items()) + "\nand keep the deterministic default of "
+          "every step this model was measured to lose at (benchmarks/README.md) with\n  "
+          + " ".join(f"{k}={v}" for k, v in llm_server.DETERMINISTIC_STEPS.items()), flush=True)
     os.execv(argv[0], argv)
     return 0  # not reached
 

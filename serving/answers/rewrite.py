@@ -12,7 +12,10 @@ hospedagem em nuvem?" after "Qual o valor mensal do contrato CT-2024-0187?") kee
 slot: the words of the earlier question outside its subject ("valor mensal") are appended. Any other question
 with a subject of its own is left untouched. With an LLM
 (``LAKERAG_API_REWRITE_WITH_LLM``) a short prompt asks for the self-contained question (cached by the LLM
-client); any failure falls back to the rules.
+client); any failure falls back to the rules, and so does a rewrite that is not faithful (``unfaithful``): one
+that drops most of the follow-up's own words, or adds words that neither the follow-up nor the previous turn
+(its question, answer excerpt and cited titles) holds. A small local model echoes the prompt ("A document, a
+code, a topic, ...") or asks something else; the reply is counted as rejected (``reject``).
 """
 
 from __future__ import annotations
@@ -45,6 +48,10 @@ _ASKING = {"que", "qual", "quais", "quem", "quanto", "quanta", "quantos", "quant
 MAX_TITLES = 2  # a listing cites many documents: its subject is not one of them
 MAX_CITED = 3
 MAX_PROMPT_ANSWER = 600
+KEEP_SHARE = 0.75  # of the follow-up's own terms, at least this share stays in a faithful rewrite
+MAX_NEW = 2  # terms a rewrite may add from neither the follow-up nor the previous turn (connectives: "segundo")
+NEW_SHARE = 0.25  # ... or this share of the rewrite's terms, whichever is more
+_PROMPT_LABELS = ("Previous question:", "Previous answer (excerpt):", "Documents it cited:", "Follow-up:")
 _SYSTEM = ("You rewrite a follow-up question into one self-contained question, in the language of the follow-up. "
            "Use the previous turn only to fill in the subject the follow-up leaves implicit (a document, a code, a "
            "topic). If the follow-up is already self-contained, return it unchanged. Reply with the question only. "
@@ -156,31 +163,62 @@ def rewrite_rules(question: str, previous: Turn | None, filters: Filters | None,
     return FollowUp(f"{question.rstrip()} ({subject})", carried, rewritten=True, source="rules")
 
 
-def rewrite_llm(chat, question: str, previous: Turn, catalog: Catalog, groups: frozenset[str]) -> str:
+class Unfaithful(LLMError):
+    """A rewrite that is not the follow-up made self-contained (``unfaithful``); ``text`` is the model's reply."""
+
+    def __init__(self, reason: str, text: str) -> None:
+        Exception.__init__(self, f"its reply was not used: {reason}")
+        self.reason, self.text = reason, text
+
+
+def unfaithful(rewritten: str, question: str, given: str, language: str) -> str | None:
+    """Why ``rewritten`` is not ``question`` made self-contained from ``given`` (the previous turn's question,
+    answer excerpt and titles), or None: it must keep ``KEEP_SHARE`` of the follow-up's terms and add at most
+    ``MAX_NEW`` (or ``NEW_SHARE`` of its terms) that neither holds, and not repeat the prompt's labels."""
+    if any(label.casefold() in rewritten.casefold() for label in _PROMPT_LABELS):
+        return "the reply repeats the prompt"
+    own, said = terms(question, language), terms(rewritten, language)
+    if own and len(own & said) < KEEP_SHARE * len(own):
+        return f"the rewrite keeps {len(own & said)} of the follow-up's {len(own)} terms"
+    new = said - own - terms(given, language)
+    if len(new) > max(MAX_NEW, NEW_SHARE * len(said)):
+        return f"the rewrite adds {len(new)} terms the conversation does not hold ({', '.join(sorted(new)[:4])})"
+    return None
+
+
+def rewrite_llm(chat, question: str, previous: Turn, catalog: Catalog, groups: frozenset[str],
+                language: str = "pt") -> str:
     """The model's self-contained question; ``chat(messages) -> str`` is the cached LLM client's call."""
     titles = [str(r["title"]) for d in previous.cited_document_ids[:MAX_CITED]
               if (r := _readable(catalog, d, groups))]
-    user = (f"Previous question: {previous.question}\nPrevious answer (excerpt): "
-            f"{previous.answer[:MAX_PROMPT_ANSWER]}\nDocuments it cited: {'; '.join(titles) or '-'}\n"
-            f"Follow-up: {question}\nSelf-contained question:")
+    user = (f"{_PROMPT_LABELS[0]} {previous.question}\n{_PROMPT_LABELS[1]} "
+            f"{previous.answer[:MAX_PROMPT_ANSWER]}\n{_PROMPT_LABELS[2]} {'; '.join(titles) or '-'}\n"
+            f"{_PROMPT_LABELS[3]} {question}\nSelf-contained question:")
     text = " ".join(chat([{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]).split())
     text = text.removeprefix("Self-contained question:").strip().strip('"')
     if not text or len(text) > 4 * len(question) + 400 or len(text) > 2000:
-        raise LLMError("the rewritten question was empty or too long")
+        raise Unfaithful("the rewritten question was empty or too long", text)
+    given = f"{previous.question} {previous.answer[:MAX_PROMPT_ANSWER]} {' '.join(titles)}"
+    if (why := unfaithful(text, question, given, language)) is not None:
+        raise Unfaithful(why, text)
     return text
 
 
 def rewrite(question: str, history: list[Turn], filters: Filters | None, catalog: Catalog,
-            groups: frozenset[str], language: str, chat=None) -> FollowUp:
-    """The follow-up made self-contained (see the module docstring); ``chat`` set: ask the LLM first."""
+            groups: frozenset[str], language: str, chat=None,
+            reject: Callable[[str, str], None] | None = None) -> FollowUp:
+    """The follow-up made self-contained (see the module docstring); ``chat`` set: ask the LLM first;
+    ``reject(step, text)`` counts a reply that could not be used (the LLM client's ``reject``)."""
     previous = history[-1] if history else None
     rules = rewrite_rules(question, previous, filters, catalog, groups, language)
     if previous is None or chat is None:
         return rules
     try:
-        text = rewrite_llm(chat, question, previous, catalog, groups)
+        text = rewrite_llm(chat, question, previous, catalog, groups, language)
     except LLMError as exc:
         log.warning("question rewriting by the LLM failed, rules used: %s", exc)
+        if isinstance(exc, Unfaithful) and reject is not None:
+            reject("rewrite", exc.text)
         return FollowUp(rules.question, rules.filters, rules.rewritten, rules.source,
                         [f"the language model could not rewrite the question ({exc}); rules were used"])
     return FollowUp(text, rules.filters, text != question, "llm")
@@ -195,7 +233,8 @@ def check_history(history: list[Turn]) -> None:
 
 
 def for_request(req: QueryRequest, question: str, kept: Callable[[str], list[Turn]], catalog: Catalog,
-                groups: frozenset[str], language: str, chat=None) -> FollowUp:
+                groups: frozenset[str], language: str, chat=None,
+                reject: Callable[[str, str], None] | None = None) -> FollowUp:
     """The follow-up of a request: its ``history``, or the turns ``kept(conversation_id)`` (exclusive)."""
     if req.history and req.conversation_id:
         raise InvalidRequest("give either history or conversation_id, not both", "history")
@@ -203,4 +242,4 @@ def for_request(req: QueryRequest, question: str, kept: Callable[[str], list[Tur
     check_history(history)
     if not req.rewrite or not history:
         return FollowUp(question, req.filters)
-    return rewrite(question, history, req.filters, catalog, groups, language, chat)
+    return rewrite(question, history, req.filters, catalog, groups, language, chat, reject)

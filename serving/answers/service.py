@@ -158,7 +158,8 @@ class AnswerService:
         chat = ((lambda m: gen.client.chat(m, temperature=0.0, max_tokens=120).text)
                 if gen is not None and req.generate and self.rewrite_with_llm else None)
         return rewrite.for_request(req, question, lambda cid: self.conversations.turns(caller, cid),
-                                   engine.catalog, caller.effective, language, chat)
+                                   engine.catalog, caller.effective, language, chat,
+                                   gen.client.reject if chat is not None and gen is not None else None)
 
     def fallback(self, state: Prepared) -> compose.Draft:
         """The answer without an LLM: the configured synthesizer over the graded evidence

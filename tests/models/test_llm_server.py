@@ -39,3 +39,16 @@ def test_a_file_that_is_not_the_recorded_one_is_refused(tmp_path, monkeypatch):
     assert env == {"LAKERAG_LLM_BASE_URL": "http://127.0.0.1:8123/v1", "LAKERAG_LLM_MODEL": "fake",
                    "LAKERAG_LLM_CONTEXT_LENGTH": "1024", "LAKERAG_LLM_TOOLS": "off",
                    "LAKERAG_LLM_SYSTEM_ROLE": "false"}
+
+
+def test_the_steps_the_shipped_models_lose_at_are_real_settings_that_switch_them_off(monkeypatch):
+    """`lakerag llm serve` prints DETERMINISTIC_STEPS beside the endpoint: each must be a setting lakerag reads
+    (a typo would silently leave the model writing contexts or grading evidence) and turn its step off."""
+    from lakehouse.settings import Settings
+
+    for name, value in llm_server.DETERMINISTIC_STEPS.items():
+        monkeypatch.setenv(name, value)
+    s = Settings()
+    assert not (s.api.grade_with_llm or s.api.generate_with_llm or s.api.rewrite_with_llm)
+    assert s.index.enrich == "off" and not s.index.describe_with_llm and not s.graph.with_llm
+    assert not s.extraction.owners_with_llm

@@ -143,3 +143,36 @@ def test_a_follow_up_naming_a_new_subject_keeps_the_asked_slot(api):
     own = _ask(api, {"question": "E quem assina o contrato de hospedagem em nuvem pela contratante?",
                      "history": [_turn(first)]}, "k-all")
     assert own["rewritten_question"] is None  # it asks something of its own
+
+
+def test_an_unfaithful_llm_rewrite_falls_back_to_the_rules_and_is_counted(api, tmp_path):
+    """A small model echoing the prompt or asking something else (measured with SmolLM2: "A document, a code, a
+    topic, e o que é o limite ...? Question: What is the maximum allowable amount of food in a population?") is
+    not the follow-up made self-contained: the rules' rewrite is searched, a warning says so, and the reply is
+    counted as rejected; a faithful rewrite that fills in the subject from the previous turn is kept."""
+    from models.llm import LLMClient
+    from serving.answers.rewrite import rewrite
+    from serving.answers.types import Turn
+
+    catalog = api.holder.require().catalog
+    doc = next(d for d, r in catalog.rows.items() if TRAVEL_TITLE in r["title"] and "v3" in r["path"])
+    previous = Turn(question=TRAVEL, answer="10 dias úteis [1]", cited_document_ids=[doc])
+    replies = {
+        FOLLOW: "A document, a code, a topic, e o que é o limite diário de alimentação nas capitais? Question: What "
+                "is the maximum allowable amount of food in a population?",
+        "E quanto é pago por quilômetro?": "Quanto temos de várias mensagens?",
+        "E no exterior?": "Qual é o prazo para prestar contas de despesas de viagem ao exterior segundo a política de "
+                          "reembolso?",
+    }
+    with FakeOpenAI(responder=lambda body: next(v for k, v in replies.items()
+                                                if k in body["messages"][1]["content"])) as fake:
+        client = LLMClient(fake.base_url, "fake-model", "x", tmp_path / "llm")
+        chat = lambda m: client.chat(m, max_tokens=120).text  # noqa: E731
+        for question in (FOLLOW, "E quanto é pago por quilômetro?"):
+            out = rewrite(question, [previous], None, catalog, frozenset({"public"}), "pt", chat, client.reject)
+            assert out.source == "rules" and out.question == f"{question} (despesas de viagem)"
+            assert out.warnings and "could not rewrite" in out.warnings[0]
+        assert client.usage["rejected"] == 2
+        kept = rewrite("E no exterior?", [previous], None, catalog, frozenset({"public"}), "pt", chat, client.reject)
+        assert kept.source == "llm" and kept.question.startswith("Qual é o prazo para prestar contas")
+        assert client.usage["rejected"] == 2
