@@ -63,3 +63,27 @@ def test_agentic_mode_with_a_model_that_calls_no_tool(sample_home, llama_server,
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["mode_used"] == "agentic" and body["answer"].strip()
+
+
+def test_a_follow_up_rewritten_by_the_real_model_is_faithful_or_left_to_the_rules(sample_home, llama_server,
+                                                                                   tmp_path):
+    """SmolLM2 rewrites follow-ups into other questions (benchmarks/README.md): its rewrite is searched only when it
+    is the follow-up made self-contained; otherwise the rules' rewrite is, with a warning, never a 5xx."""
+    from serving.answers.rewrite import unfaithful
+
+    follow = "E qual o limite diário de alimentação nas capitais?"
+    with serve(_settings(sample_home, llama_server.base_url, api_generate_with_llm=False),
+               llm_cache=tmp_path / "llm") as server:
+        first = server.client.post("/v1/query", json={"question": TRAVEL, "top_k": 3}, timeout=600).json()
+        turn = {"question": first["question"], "answer": first["answer"],
+                "cited_document_ids": [c["document_id"] for c in first["citations"]]}
+        response = server.client.post("/v1/query", json={"question": follow, "top_k": 3, "history": [turn]},
+                                      timeout=600)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    rewritten = body["rewritten_question"]
+    if any("could not rewrite" in w for w in body["warnings"]):  # the rules' rewrite: the follow-up and a subject
+        assert rewritten is None or rewritten.startswith(follow)
+    elif rewritten is not None:  # the model's own rewrite was searched: it is the follow-up made self-contained
+        titles = " ".join(c["title"] or "" for c in first["citations"])
+        assert unfaithful(rewritten, follow, f"{TRAVEL} {first['answer'][:600]} {titles}", "pt") is None
