@@ -52,6 +52,7 @@ DOCUMENTS: dict[str, str | Path] = {  # SHARED is replaced by --datasets
     "register": "register.pdf",
     "numbered": "numbered.docx",
     "nested": "nested.html",
+    "figures": "figures.pdf",
 }
 TEXTS = {"diario_oficial_pratania_sp_ed136_2020-10-26": "diario_oficial_pratania_sp_ed136_2020-10-26.tika.txt"}
 KINDS = {".pdf": "pdf", ".docx": "docx", ".html": "html"}
