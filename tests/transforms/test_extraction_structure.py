@@ -239,3 +239,29 @@ def test_a_table_without_side_rules_keeps_its_label_and_last_columns(tmp_path: P
 
     assert ("| State | Permit | Handgun | Totals |\n| --- | --- | --- | --- |\n| Alabama | 18,870 | 23,022 | 71,137 |"
             in markdown)  # was: "| Permit | Handgun |", the states and totals gone
+
+
+def test_heading_levels_follow_case_and_size_ranks(tmp_path: Path) -> None:
+    def draw(pdf: canvas.Canvas) -> None:
+        pdf.setFont("Helvetica-Bold", 20)
+        pdf.drawString(72, 760, "Airworthiness Manual")
+        pdf.setFont("Helvetica-Bold", 10)  # bold at body size: capitals over mixed case
+        pdf.drawString(72, 730, "BACKGROUND")
+        y = _body(pdf, 710, 2)
+        pdf.setFont("Helvetica-Bold", 10)
+        pdf.drawString(72, y - 8, "Discussion")
+        y = _body(pdf, y - 28, 2)
+        pdf.setFont("Helvetica-Bold", 14)  # a larger appendix heading, then a licence numbered from 0
+        pdf.drawString(72, y - 16, "A.1 Free Documentation License")
+        y -= 44
+        for clause in ("0. PREAMBLE", "1. APPLICABILITY AND DEFINITIONS"):
+            pdf.setFont("Helvetica", 10)
+            pdf.drawString(72, y, clause)
+            y = _body(pdf, y - 20, 2) - 8
+
+    markdown = _pdf(tmp_path / "levels.pdf", draw)
+
+    headings = re.findall(r"^(#+) (.+)$", markdown, re.M)
+    assert headings == [("#", "Airworthiness Manual"), ("###", "BACKGROUND"), ("####", "Discussion"),
+                        ("##", "A.1 Free Documentation License"), ("###", "0. PREAMBLE"),
+                        ("###", "1. APPLICABILITY AND DEFINITIONS")]  # were "###" and "##" for the last four

@@ -24,6 +24,7 @@ from transforms.extraction.pdf_geometry import (
     page_margins,
     size_levels,
 )
+from transforms.extraction.pdf_levels import nested_level, rank_by_case
 from transforms.extraction.pdf_lines import Line
 from transforms.extraction.pdf_tables import PdfTable
 from transforms.extraction.structure import (
@@ -54,6 +55,9 @@ class _Builder:
         self.letterhead = any(ACT_TITLE.match(clean_line(ln.text)) for ln in (pages[0] if pages else []))
         self.tables_seen: set[str] = set()
         self.styled: set[int] = set()  # headings found by size, weight or numbering (not legal divisions)
+        self.sizes: list[tuple[float, int]] = []  # (font size, level) of the headings so far
+        self.capitals: dict[int, bool] = {}  # headings found by weight alone: set in capitals or not
+        self.found_by = ""  # how _heading_level found its heading: "numbered", "weight" or ""
 
     @property
     def current(self) -> Block | None:
@@ -110,8 +114,13 @@ class _Builder:
             return
         level = self._heading_level(line, text, nxt, starts)
         if level:
+            if self.found_by == "numbered":
+                level = nested_level(level, line.size, self.sizes)
             self.blocks.append(Block("heading", text.rstrip(".:").rstrip() if line.run_in else text, page, level))
             self.styled.add(id(self.blocks[-1]))
+            self.sizes.append((line.size, level))
+            if self.found_by == "weight":
+                self.capitals[id(self.blocks[-1])] = is_upper(text)
             return
         item = list_item(text, after_item=cur is not None and cur.kind == "item")
         if item is None and " … " in text:
@@ -126,6 +135,7 @@ class _Builder:
             self.blocks.append(Block("para", text, page))
 
     def _heading_level(self, line: Line, text: str, nxt: Line | None, starts: bool) -> int:
+        self.found_by = ""
         if " … " in text:  # a table-of-contents entry with dot leaders
             return 0
         if ACT_TITLE.match(text) and line.size >= 0.95 * self.body and (
@@ -138,12 +148,14 @@ class _Builder:
         numbered = numbered_heading_level(text.rstrip(".:") if line.run_in else text)
         if numbered and line.size >= 0.95 * self.body and (
                 line.bold or line.size > 1.1 * self.body or (is_upper(text) and len(text) <= 60)):
+            self.found_by = "numbered"
             return numbered  # "5.1 Results", "3 DEFINIÇÕES" in regular capitals, "1.2 Prazos." run in
         stands_alone = (nxt is None or not nxt.bold or nxt.top - line.top > 2 * line.size
                         or (abs(line.x0 - nxt.x0) <= 2 and is_upper(text) != is_upper(nxt.text)
                             and not ends_sentence(nxt.text)))  # capitals over a title ("DEPARTMENT OF ...")
         if (line.bold and starts and stands_alone and len(text) <= 80 and line.size >= 0.95 * self.body
                 and not text.endswith((".", ",", ";", ":"))):
+            self.found_by = "weight"
             return self.bold_level
         return 0
 
@@ -205,6 +217,7 @@ def layout_blocks(pages: list[list[Line]], tables: dict[int, list[PdfTable]], bo
                 continue
             nxt = next((it for it in items[i + 1:] if isinstance(it, Line)), None)
             builder.add_line(item, nxt if isinstance(nxt, Line) else None, margins)
+    rank_by_case(builder.blocks, builder.capitals)
     return _display_text(builder.blocks, builder.styled)
 
 
