@@ -265,3 +265,23 @@ def test_heading_levels_follow_case_and_size_ranks(tmp_path: Path) -> None:
     assert headings == [("#", "Airworthiness Manual"), ("###", "BACKGROUND"), ("####", "Discussion"),
                         ("##", "A.1 Free Documentation License"), ("###", "0. PREAMBLE"),
                         ("###", "1. APPLICABILITY AND DEFINITIONS")]  # were "###" and "##" for the last four
+
+
+def test_section_labels_listed_in_the_contents_are_headings_at_their_contents_level(tmp_path: Path) -> None:
+    def draw(pdf: canvas.Canvas) -> None:
+        pdf.setFont("Helvetica", 11)  # the cover's contents: two levels by indent, dot leaders, page numbers
+        for x, title, page in ((72, "PODER EXECUTIVO", 2), (92, "DECRETOS", 2), (92, "LICITAÇÕES", 2)):
+            pdf.drawString(x, 700 - 16 * ["PODER EXECUTIVO", "DECRETOS", "LICITAÇÕES"].index(title),
+                           f"{title} {'.' * 60} {page}")
+        pdf.showPage()
+        y = _body(pdf, 640, 6, size=9)
+        pdf.setFont("Helvetica-Bold", 7)  # the section labels, stamped in small type over the page
+        pdf.drawCentredString(306, 740, "PODER EXECUTIVO")
+        pdf.drawCentredString(306, 724, "DECRETOS")
+        pdf.drawCentredString(306, y - 10, "LICITAÇÕES")
+        _body(pdf, y - 30, 2, size=9)
+
+    markdown = _pdf(tmp_path / "gazette.pdf", draw)
+
+    headings = re.findall(r"^(#+) (.+)$", markdown, re.M)
+    assert headings == [("##", "PODER EXECUTIVO"), ("###", "DECRETOS"), ("###", "LICITAÇÕES")]  # were body text

@@ -24,7 +24,7 @@ from transforms.extraction.pdf_geometry import (
     page_margins,
     size_levels,
 )
-from transforms.extraction.pdf_levels import nested_level, rank_by_case
+from transforms.extraction.pdf_levels import fold_title, listed_titles, nested_level, rank_by_case
 from transforms.extraction.pdf_lines import Line
 from transforms.extraction.pdf_tables import PdfTable
 from transforms.extraction.structure import (
@@ -58,6 +58,7 @@ class _Builder:
         self.sizes: list[tuple[float, int]] = []  # (font size, level) of the headings so far
         self.capitals: dict[int, bool] = {}  # headings found by weight alone: set in capitals or not
         self.found_by = ""  # how _heading_level found its heading: "numbered", "weight" or ""
+        self.listed = listed_titles(pages)  # titles of the table of contents -> level
 
     @property
     def current(self) -> Block | None:
@@ -142,6 +143,9 @@ class _Builder:
                 line.bold or line.size > 1.1 * self.body or looks_like_caps_heading(text)):
             self.letterhead = False
             return 1
+        listed = self.listed.get(fold_title(text))
+        if listed and (starts or line.bold):
+            return listed
         size_level = self.levels.get(round(line.size * 2) / 2)
         if size_level and len(text) <= 150:
             return 0 if self.letterhead and line.page == 0 else size_level

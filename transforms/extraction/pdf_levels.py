@@ -6,12 +6,20 @@
 - Headings found by weight alone (bold lines at about the body size) rank by case: where a document sets some
   of them in capitals and others in mixed case, the capitals are the higher level ("DEPARTMENT OF
   TRANSPORTATION" over "Federal Aviation Administration"). A document with one style keeps one level.
+- A line that repeats, alone, a title listed in the document's table of contents is a heading at the level
+  the contents' indent gives it, whatever its type: a gazette's section labels stamped in small bold type
+  over each page ("PODER EXECUTIVO", "DECRETOS") are listed on its cover.
 """
 
 from __future__ import annotations
 
-from transforms.extraction.markdown import Block
+import re
 
+from transforms.extraction.markdown import Block, clean_line
+from transforms.extraction.pdf_lines import Line
+
+INDENT = 4.0  # points: table-of-contents entries indented more than this are one level deeper
+_CONTENTS_ENTRY = re.compile(r"^(?P<title>\S.{0,150}?) … (?:\d{1,4}|[ivxlcdm]{1,6})$", re.I)
 LARGER = 1.05  # a heading set this much larger than another outranks it
 MAX_LEVEL = 6
 
@@ -33,3 +41,25 @@ def rank_by_case(blocks: list[Block], capitals: dict[int, bool]) -> None:
     for block in blocks:
         if capitals.get(id(block)) is False:
             block.level = min(block.level + 1, MAX_LEVEL)
+
+
+def listed_titles(pages: list[list[Line]]) -> dict[str, int]:
+    """Titles of the document's table of contents (lines with dot leaders and a page number), folded, with
+    their level: 2 for the entries set furthest left, one more for each deeper indent (4-pt steps)."""
+    entries = []
+    for lines in pages:
+        for line in lines:
+            m = _CONTENTS_ENTRY.match(clean_line(line.text))
+            if m:
+                entries.append((fold_title(m.group("title")), line.x0))
+    indents: list[float] = []
+    for x in sorted(x for _, x in entries):
+        if not indents or x - indents[-1] > INDENT:
+            indents.append(x)
+    def level(x: float) -> int:
+        return min(2 + sum(x - i > INDENT for i in indents), MAX_LEVEL)
+    return {title: level(x) for title, x in entries}
+
+
+def fold_title(text: str) -> str:
+    return " ".join(text.split()).casefold().rstrip(" .:")
