@@ -285,3 +285,30 @@ def test_section_labels_listed_in_the_contents_are_headings_at_their_contents_le
 
     headings = re.findall(r"^(#+) (.+)$", markdown, re.M)
     assert headings == [("##", "PODER EXECUTIVO"), ("###", "DECRETOS"), ("###", "LICITAÇÕES")]  # were body text
+
+
+def test_text_set_sideways_keeps_its_own_paragraphs_and_a_stamp_on_every_page_leaves_the_body(
+        tmp_path: Path) -> None:
+    def sideways(pdf: canvas.Canvas, angle: int, x: float, y: float, text: str) -> None:
+        pdf.saveState()
+        pdf.translate(x, y)
+        pdf.rotate(angle)
+        pdf.setFont("Helvetica", 8)
+        pdf.drawString(0, 0, text)
+        pdf.restoreState()
+
+    def draw(pdf: canvas.Canvas) -> None:
+        for page in range(3):
+            _body(pdf, 720, 6)
+            sideways(pdf, 90, 40, 200, f"Documento assinado digitalmente por Maria Souza. Página {page + 1} de 3")
+            if page == 0:  # a two-line note down the right margin, beside a one-line one
+                sideways(pdf, 270, 560, 700, "Este documento foi publicado no diário oficial")
+                sideways(pdf, 270, 550, 700, "da prefeitura em 12 de março de 2024.")
+                sideways(pdf, 270, 520, 700, "Arquivo 2024/0042")
+            pdf.showPage()
+
+    markdown = _pdf(tmp_path / "sideways.pdf", draw)
+
+    assert "Documento assinado" not in markdown  # a running stamp, as a header is
+    assert "\n\nEste documento foi publicado no diário oficial da prefeitura em 12 de março de 2024.\n\n" in markdown
+    assert "\n\nArquivo 2024/0042\n\n" in markdown  # was joined to the note beside it

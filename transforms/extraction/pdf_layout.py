@@ -22,6 +22,7 @@ from transforms.extraction.pdf_geometry import (
     interleave,
     overlays_first,
     page_margins,
+    sideways_in_order,
     size_levels,
 )
 from transforms.extraction.pdf_levels import fold_title, listed_titles, nested_level, rank_by_case
@@ -191,6 +192,8 @@ class _Builder:
         prev, cur = self.prev, self.current
         if prev is None or cur is None or cur.kind in ("heading", "table"):
             return True
+        if line.angle or prev.angle:  # text set sideways continues only its own lines, one line-step across
+            return line.angle != prev.angle or not _next_across(prev, line)
         size = max(line.size, prev.size)
         if abs(line.size - prev.size) > 0.15 * size:
             return True
@@ -212,7 +215,7 @@ def layout_blocks(pages: list[list[Line]], tables: dict[int, list[PdfTable]], bo
     """Markdown blocks of a whole document, in reading order, each tagged with its page."""
     builder = _Builder(pages, body)
     for page, lines in enumerate(pages):
-        lines = overlays_first(footnotes_last(lines, body))
+        lines = overlays_first(footnotes_last(sideways_in_order(lines), body))
         margins = page_margins(lines, body)
         items = interleave(lines, tables.get(page, []))
         for i, item in enumerate(items):
@@ -223,6 +226,13 @@ def layout_blocks(pages: list[list[Line]], tables: dict[int, list[PdfTable]], bo
             builder.add_line(item, nxt if isinstance(nxt, Line) else None, margins)
     rank_by_case(builder.blocks, builder.capitals)
     return _display_text(builder.blocks, builder.styled)
+
+
+def _next_across(prev: Line, line: Line) -> bool:
+    """``line`` is the next line of rotated text after ``prev``: beside it, within two line sizes across."""
+    if line.angle in (90, 270):
+        return 0 < abs(line.x0 - prev.x0) <= 2 * line.size and line.top < prev.bottom and prev.top < line.bottom
+    return 0 < abs(line.top - prev.top) <= 2 * line.size and line.x0 < prev.x1 and prev.x0 < line.x1
 
 
 def _display_text(blocks: list[Block], styled: set[int]) -> list[Block]:
