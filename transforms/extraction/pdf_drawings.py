@@ -52,8 +52,8 @@ def page_paths(page: pdfium.PdfPage) -> list[Path]:
 
 def drop_figure_text(page: pdfium.PdfPage, lines: list[Line], paths: list[Path]) -> tuple[list[Line], int]:
     """The page's lines without those inside a drawn figure (captions kept), and how many were dropped."""
-    if not lines or len(paths) < MIN_PATHS:
-        return lines, 0
+    if not lines or len(paths) < MIN_PATHS or not any(_solid(box) for _, _, box in paths):
+        return lines, 0  # rules and underlines alone (every path flat) draw no curve, diagonal or bar
     inside: set[int] = set()
     for region in figure_regions(page, lines, paths):
         core = [i for i, ln in enumerate(lines) if _centre_in(ln, region) and not _CAPTION.match(ln.text.strip())]
@@ -64,6 +64,10 @@ def drop_figure_text(page: pdfium.PdfPage, lines: list[Line], paths: list[Path])
     if not inside:
         return lines, 0
     return [ln for i, ln in enumerate(lines) if i not in inside], len(inside)
+
+
+def _solid(box: tuple[float, float, float, float]) -> bool:
+    return box[2] - box[0] > 1 and box[3] - box[1] > 1
 
 
 def _short(line: Line) -> bool:
@@ -196,10 +200,12 @@ def _paths(parent: Any, outer: tuple[float, ...], depth: int = 0) -> Iterator[Pa
     count = pdfium_c.FPDFPage_CountObjects(parent) if is_page else pdfium_c.FPDFFormObj_CountObjects(parent)
     matrix = pdfium_c.FS_MATRIX()
     box = [ctypes.c_float() for _ in range(4)]
-    for i in range(count):
-        obj = pdfium_c.FPDFPage_GetObject(parent, i) if is_page else pdfium_c.FPDFFormObj_GetObject(parent, i)
-        kind = pdfium_c.FPDFPageObj_GetType(obj)
-        if kind not in (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_FORM):
+    get_object = pdfium_c.FPDFPage_GetObject if is_page else pdfium_c.FPDFFormObj_GetObject
+    get_type, wanted = pdfium_c.FPDFPageObj_GetType, (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_FORM)
+    for i in range(count):  # a text page holds thousands of objects: the loop does no more than it must
+        obj = get_object(parent, i)
+        kind = get_type(obj)
+        if kind not in wanted:
             continue
         own = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
         if pdfium_c.FPDFPageObj_GetMatrix(obj, ctypes.byref(matrix)):

@@ -72,7 +72,8 @@ def page_lines(page: pdfium.PdfPage, page_index: int, hidden: list[str] | None =
     textpage = page.get_textpage()
     try:
         count = textpage.count_chars()
-        chars = join_surrogates([pdfium_c.FPDFText_GetUnicode(textpage.raw, i) for i in range(count)])
+        unicode_of, raw = pdfium_c.FPDFText_GetUnicode, textpage.raw
+        chars = join_surrogates([unicode_of(raw, i) for i in range(count)])
         left, _, _, top_edge = page.get_mediabox()
         lines: list[Line] = []
         backdrop = Backdrop(page)
