@@ -312,3 +312,18 @@ def test_text_set_sideways_keeps_its_own_paragraphs_and_a_stamp_on_every_page_le
     assert "Documento assinado" not in markdown  # a running stamp, as a header is
     assert "\n\nEste documento foi publicado no diário oficial da prefeitura em 12 de março de 2024.\n\n" in markdown
     assert "\n\nArquivo 2024/0042\n\n" in markdown  # was joined to the note beside it
+
+
+def test_a_bold_line_opening_an_empty_section_is_not_a_heading(tmp_path: Path) -> None:
+    def draw(pdf: canvas.Canvas) -> None:
+        pdf.setFont("Helvetica-Bold", 18)
+        pdf.drawString(72, 760, "Relatório Anual")
+        pdf.setFont("Helvetica-Bold", 10)
+        pdf.drawString(72, 730, "Maria Souza")  # a byline, then straight into the first section
+        pdf.drawString(72, 700, "Resumo")
+        _body(pdf, 680, 3)
+
+    markdown = _pdf(tmp_path / "byline.pdf", draw)
+
+    assert re.findall(r"^#+ (.+)$", markdown, re.M) == ["Relatório Anual", "Resumo"]  # "## Maria Souza" before
+    assert "\n\nMaria Souza\n\n## Resumo\n\n" in markdown

@@ -237,7 +237,9 @@ def _next_across(prev: Line, line: Line) -> bool:
 
 def _display_text(blocks: list[Block], styled: set[int]) -> list[Block]:
     """Three or more headings of one level in a row on one page, found by style, with no text between them
-    are a block of display text (a colophon, a masthead, a cover's lines), not sections: paragraphs."""
+    are a block of display text (a colophon, a masthead, a cover's lines), not sections: paragraphs. So is a
+    heading found by style that opens an empty section (the next block is a heading of its level or above,
+    or there is none)."""
     i = 0
     while i < len(blocks):
         j = i
@@ -248,4 +250,9 @@ def _display_text(blocks: list[Block], styled: set[int]) -> list[Block]:
             for block in blocks[i:j]:
                 block.kind, block.level = "para", 0
         i = max(j, i + 1)
+    for k, block in enumerate(blocks):  # a section with nothing in it: a signature's name, a cover's byline
+        nxt = blocks[k + 1] if k + 1 < len(blocks) else None
+        if (block.kind == "heading" and id(block) in styled
+                and (nxt is None or (nxt.kind == "heading" and nxt.level <= block.level))):
+            block.kind, block.level = "para", 0
     return blocks
