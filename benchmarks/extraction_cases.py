@@ -45,7 +45,8 @@ CHECKS: dict[str, tuple[list[str], list[str]]] = {
                            []),
     "no_table.pdf": (["# Relatório anual"], ["| --- |"]),
     "headings.pdf": ([], []),  # scored against the script's HEADINGS: see _headings
-    "figure_labels.pdf": (["\n\nnova política\n\n", "Depois da figura 3"], ["| --- |", "polític |"]),
+    "figure_labels.pdf": (["\n\nFigura 1: incidentes", "Depois da figura 3"],
+                          ["| --- |", "polític |", "pico: 42", "jan fev mar"]),
     "text_boxes.docx": (["quatro horas", "sala de crise", "| Coordenador | Paulo Reis | 4410 |"], []),
     "footnotes.docx": (["Código Tributário Nacional"], []),
     "header_footer.docx": (["# Gestão de Senhas"], ["ELABORADO POR"]),

@@ -12,7 +12,8 @@ Usage: ``python benchmarks/structure.py [--datasets PATH] [--name NAME] [--only 
   that order (longest increasing subsequence of their first positions) over the number of anchors;
 - pipe-table rows: **cells**: each reference row is looked up by its first cell among the rows of the output's
   tables, and its cells compared column by column (case and spacing folded, punctuation kept);
-- ``! text``: running headers or footers that must not reach the body or the headings (**leaks** counts them);
+- ``! text``: running headers or footers, or a figure's labels, that must not reach the body or the headings
+  (**leaks** counts them);
 - where a document has a full reference text (``TEXTS``: the gazette's Apache Tika text, a rough reference),
   **cer**: the character error rate of the Markdown's plain text (marks, pipes and rules removed) against it.
 
@@ -52,6 +53,7 @@ DOCUMENTS: dict[str, str | Path] = {  # SHARED is replaced by --datasets
     "register": "register.pdf",
     "numbered": "numbered.docx",
     "nested": "nested.html",
+    "figures": "figures.pdf",
 }
 TEXTS = {"diario_oficial_pratania_sp_ed136_2020-10-26": "diario_oficial_pratania_sp_ed136_2020-10-26.tika.txt"}
 KINDS = {".pdf": "pdf", ".docx": "docx", ".html": "html"}

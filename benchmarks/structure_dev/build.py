@@ -11,11 +11,15 @@ Each reproduces, with reportlab or python-docx, the layout of a kind of real doc
 - ``numbered.docx``: a procedure whose headings and list items take their numbers ("2.3.2.") from Word's
   automatic numbering (``numbering.xml``), not from their text;
 - ``nested.html``: a table whose cell holds a nested table, and one holding a list.
+- ``figures.pdf``: a hospital indicators report with a line chart and a bar chart drawn as vector paths
+  (gridlines, a plotted series, bars, tick values, axis titles, a legend) between paragraphs, each with its
+  caption below, and a note in a rounded box (a frame around sentences, which stays text).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 HEADER = "Federal Register / Vol. 85, No. 151 / Wednesday, August 5, 2020 / Rules and Regulations"
 SENTENCES = [
@@ -187,4 +191,88 @@ def nested_html(path: Path) -> None:
     path.write_text(NESTED_HTML, encoding="utf-8")
 
 
-BUILDERS = {"register.pdf": register_pdf, "numbered.docx": numbered_docx, "nested.html": nested_html}
+FIGURE_TEXT = [
+    "A taxa de ocupação dos leitos de internação manteve-se acima da meta durante todo o primeiro semestre.",
+    "O pico de março acompanhou a sazonalidade das doenças respiratórias e a reforma da ala norte.",
+    "As unidades de terapia intensiva concentraram a maior parte das transferências entre hospitais da rede.",
+    "A enfermaria cirúrgica reduziu a permanência média depois da revisão dos protocolos de alta.",
+]
+MONTHS = ["Jan", "Fev", "Mar", "Abr", "Mai", "Jun"]
+
+
+def draw_line_chart(c: Any, x: float, y: float, values: list[float]) -> None:
+    """A line chart whose plot area's lower-left corner is (x, y): 300 x 150 points."""
+    c.setStrokeColorRGB(0.8, 0.8, 0.8)
+    for k in range(5):  # gridlines and tick values
+        c.line(x, y + 37.5 * k, x + 300, y + 37.5 * k)
+        c.setFont("Helvetica", 7)
+        c.drawRightString(x - 4, y + 37.5 * k - 2, f"{60 + 10 * k}%")
+    c.setStrokeColorRGB(0, 0, 0)
+    c.line(x, y, x, y + 150)
+    points = [(x + 25 + 50 * i, y + (v - 60) * 3.75) for i, v in enumerate(values)]
+    path = c.beginPath()
+    path.moveTo(*points[0])
+    for point in points[1:]:
+        path.lineTo(*point)
+    c.setStrokeColorRGB(0.1, 0.3, 0.7)
+    c.drawPath(path, stroke=1, fill=0)
+    for px, py in points:
+        c.circle(px, py, 2, stroke=1, fill=1)
+    c.setStrokeColorRGB(0, 0, 0)
+    c.setFont("Helvetica", 7)
+    for i, month in enumerate(MONTHS):
+        c.drawCentredString(x + 25 + 50 * i, y - 10, month)
+    c.drawString(x + 210, y + 160, "Ocupação (%)")
+    c.line(x + 190, y + 162, x + 205, y + 162)
+    c.drawString(x + 210, y + 150, "Meta 85%")
+
+
+def draw_bar_chart(c: Any, x: float, y: float, values: list[float], labels: list[str]) -> None:
+    """A column chart whose baseline starts at (x, y)."""
+    c.line(x, y, x + 60 * len(values), y)
+    c.setFont("Helvetica", 7)
+    for i, (value, label) in enumerate(zip(values, labels, strict=True)):
+        c.setFillColorRGB(0.3, 0.5, 0.3)
+        c.rect(x + 10 + 60 * i, y, 40, value * 10, stroke=0, fill=1)
+        c.setFillColorRGB(0, 0, 0)
+        c.drawCentredString(x + 30 + 60 * i, y + value * 10 + 3, f"{value:g}")
+        c.drawCentredString(x + 30 + 60 * i, y - 10, label)
+    c.drawString(x, y + 110, "Dias de permanência")
+
+
+def figures_pdf(path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, 780, "Relatório de Indicadores Assistenciais")
+    y = 750.0
+    for text in FIGURE_TEXT[:2]:
+        for line in _wrap(text, "Helvetica", 10, 450):
+            c.setFont("Helvetica", 10)
+            c.drawString(72, y, line)
+            y -= 14
+        y -= 6
+    draw_line_chart(c, 120, 520, [82, 86, 93, 90, 87, 84])
+    c.setFont("Helvetica-Oblique", 9)
+    c.drawString(72, 490, "Figura 1 - Taxa de ocupação mensal dos leitos de internação, 2025")
+    y = 460.0
+    for line in _wrap(FIGURE_TEXT[2], "Helvetica", 10, 450):
+        c.setFont("Helvetica", 10)
+        c.drawString(72, y, line)
+        y -= 14
+    draw_bar_chart(c, 120, 270, [6.5, 4.2, 9.8, 3.1], ["Clínica", "Cirúrgica", "UTI", "Pediatria"])
+    c.setFont("Helvetica-Oblique", 9)
+    c.drawString(72, 240, "Figura 2 - Permanência média por unidade (dias)")
+    c.roundRect(72, 120, 450, 70, 8, stroke=1, fill=0)
+    y = 172.0
+    for line in _wrap("Nota: " + FIGURE_TEXT[3], "Helvetica", 10, 430):
+        c.setFont("Helvetica", 10)
+        c.drawString(82, y, line)
+        y -= 14
+    c.showPage()
+    c.save()
+
+
+BUILDERS = {"register.pdf": register_pdf, "numbered.docx": numbered_docx, "nested.html": nested_html,
+            "figures.pdf": figures_pdf}

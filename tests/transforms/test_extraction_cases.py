@@ -106,11 +106,12 @@ def test_page_without_rules_skips_the_table_probe(cases: dict[str, Path], monkey
     assert extracted.markdown.startswith("# Relatório anual\n") and not extracted.warnings
 
 
-def test_figure_labels_are_text_lines_not_a_table(cases: dict[str, Path]) -> None:
+def test_a_charts_labels_are_neither_a_table_nor_body_text_and_its_caption_stays(cases: dict[str, Path]) -> None:
     markdown = _extract(cases, "figure_labels.pdf").markdown
     assert "| --- |" not in markdown  # was a 9-column table of empty cells: "| nova polític | a |"
-    for label in ("pico: 42", "nova política", "mínimo"):
-        assert f"\n\n{label}\n\n" in markdown
+    for label in ("pico: 42", "nova política\n", "mínimo", "jan fev mar"):  # issue 26: not body text either
+        assert label not in markdown
+    assert "\n\nFigura 1: incidentes registrados em cada mês de 2024.\n\nDepois da figura 1" in markdown
     assert markdown.startswith("# Incidentes por mês\n") and "Depois da figura 3" in markdown
 
 

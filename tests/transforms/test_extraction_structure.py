@@ -239,3 +239,91 @@ def test_a_table_without_side_rules_keeps_its_label_and_last_columns(tmp_path: P
 
     assert ("| State | Permit | Handgun | Totals |\n| --- | --- | --- | --- |\n| Alabama | 18,870 | 23,022 | 71,137 |"
             in markdown)  # was: "| Permit | Handgun |", the states and totals gone
+
+
+def test_heading_levels_follow_case_and_size_ranks(tmp_path: Path) -> None:
+    def draw(pdf: canvas.Canvas) -> None:
+        pdf.setFont("Helvetica-Bold", 20)
+        pdf.drawString(72, 760, "Airworthiness Manual")
+        pdf.setFont("Helvetica-Bold", 10)  # bold at body size: capitals over mixed case
+        pdf.drawString(72, 730, "BACKGROUND")
+        y = _body(pdf, 710, 2)
+        pdf.setFont("Helvetica-Bold", 10)
+        pdf.drawString(72, y - 8, "Discussion")
+        y = _body(pdf, y - 28, 2)
+        pdf.setFont("Helvetica-Bold", 14)  # a larger appendix heading, then a licence numbered from 0
+        pdf.drawString(72, y - 16, "A.1 Free Documentation License")
+        y -= 44
+        for clause in ("0. PREAMBLE", "1. APPLICABILITY AND DEFINITIONS"):
+            pdf.setFont("Helvetica", 10)
+            pdf.drawString(72, y, clause)
+            y = _body(pdf, y - 20, 2) - 8
+
+    markdown = _pdf(tmp_path / "levels.pdf", draw)
+
+    headings = re.findall(r"^(#+) (.+)$", markdown, re.M)
+    assert headings == [("#", "Airworthiness Manual"), ("###", "BACKGROUND"), ("####", "Discussion"),
+                        ("##", "A.1 Free Documentation License"), ("###", "0. PREAMBLE"),
+                        ("###", "1. APPLICABILITY AND DEFINITIONS")]  # were "###" and "##" for the last four
+
+
+def test_section_labels_listed_in_the_contents_are_headings_at_their_contents_level(tmp_path: Path) -> None:
+    def draw(pdf: canvas.Canvas) -> None:
+        pdf.setFont("Helvetica", 11)  # the cover's contents: two levels by indent, dot leaders, page numbers
+        for x, title, page in ((72, "PODER EXECUTIVO", 2), (92, "DECRETOS", 2), (92, "LICITAÇÕES", 2)):
+            pdf.drawString(x, 700 - 16 * ["PODER EXECUTIVO", "DECRETOS", "LICITAÇÕES"].index(title),
+                           f"{title} {'.' * 60} {page}")
+        pdf.showPage()
+        y = _body(pdf, 640, 6, size=9)
+        pdf.setFont("Helvetica-Bold", 7)  # the section labels, stamped in small type over the page
+        pdf.drawCentredString(306, 740, "PODER EXECUTIVO")
+        pdf.drawCentredString(306, 724, "DECRETOS")
+        pdf.drawCentredString(306, y - 10, "LICITAÇÕES")
+        _body(pdf, y - 30, 2, size=9)
+
+    markdown = _pdf(tmp_path / "gazette.pdf", draw)
+
+    headings = re.findall(r"^(#+) (.+)$", markdown, re.M)
+    assert headings == [("##", "PODER EXECUTIVO"), ("###", "DECRETOS"), ("###", "LICITAÇÕES")]  # were body text
+
+
+def test_text_set_sideways_keeps_its_own_paragraphs_and_a_stamp_on_every_page_leaves_the_body(
+        tmp_path: Path) -> None:
+    def sideways(pdf: canvas.Canvas, angle: int, x: float, y: float, text: str) -> None:
+        pdf.saveState()
+        pdf.translate(x, y)
+        pdf.rotate(angle)
+        pdf.setFont("Helvetica", 8)
+        pdf.drawString(0, 0, text)
+        pdf.restoreState()
+
+    def draw(pdf: canvas.Canvas) -> None:
+        for page in range(3):
+            _body(pdf, 720, 6)
+            sideways(pdf, 90, 40, 200, f"Documento assinado digitalmente por Maria Souza. Página {page + 1} de 3")
+            if page == 0:  # a two-line note down the right margin, beside a one-line one
+                sideways(pdf, 270, 560, 700, "Este documento foi publicado no diário oficial")
+                sideways(pdf, 270, 550, 700, "da prefeitura em 12 de março de 2024.")
+                sideways(pdf, 270, 520, 700, "Arquivo 2024/0042")
+            pdf.showPage()
+
+    markdown = _pdf(tmp_path / "sideways.pdf", draw)
+
+    assert "Documento assinado" not in markdown  # a running stamp, as a header is
+    assert "\n\nEste documento foi publicado no diário oficial da prefeitura em 12 de março de 2024.\n\n" in markdown
+    assert "\n\nArquivo 2024/0042\n\n" in markdown  # was joined to the note beside it
+
+
+def test_a_bold_line_opening_an_empty_section_is_not_a_heading(tmp_path: Path) -> None:
+    def draw(pdf: canvas.Canvas) -> None:
+        pdf.setFont("Helvetica-Bold", 18)
+        pdf.drawString(72, 760, "Relatório Anual")
+        pdf.setFont("Helvetica-Bold", 10)
+        pdf.drawString(72, 730, "Maria Souza")  # a byline, then straight into the first section
+        pdf.drawString(72, 700, "Resumo")
+        _body(pdf, 680, 3)
+
+    markdown = _pdf(tmp_path / "byline.pdf", draw)
+
+    assert re.findall(r"^#+ (.+)$", markdown, re.M) == ["Relatório Anual", "Resumo"]  # "## Maria Souza" before
+    assert "\n\nMaria Souza\n\n## Resumo\n\n" in markdown

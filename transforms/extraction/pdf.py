@@ -1,7 +1,8 @@
 """PDF -> Markdown. Text, positions and fonts come from pypdfium2 (milliseconds a page); pdfplumber is
 opened only for pages that draw ruled lines, to read their tables cell by cell. Pages without a text layer go
-to OCR. Lines hidden from a reader (``pdf_hidden.py``) leave the body; their sentences that address an assistant
-end their page as flagged ``[texto oculto]`` lines (``transforms/extraction/hidden.py``)."""
+to OCR. The labels inside a chart or diagram drawn with vector paths leave the body (``pdf_drawings.py``).
+Lines hidden from a reader (``pdf_hidden.py``) leave the body; their sentences that address an assistant end
+their page as flagged ``[texto oculto]`` lines (``transforms/extraction/hidden.py``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from lakehouse.errors import DocumentError
 from lakehouse.settings import Settings
 from transforms.extraction.hidden import hidden_warning, with_hidden
 from transforms.extraction.markdown import clean_line, render
+from transforms.extraction.pdf_drawings import drop_figure_text, page_paths
 from transforms.extraction.pdf_layout import layout_blocks
 from transforms.extraction.pdf_lines import Line, body_size, page_lines, split_margins
 from transforms.extraction.pdf_rules import has_grid
@@ -77,16 +79,22 @@ def _read_pages(path: Path) -> tuple[list[list[Line]], list[float], list[int], d
         if len(doc) == 0:
             raise DocumentError("corrupt or truncated PDF: no pages")
         pages, heights, ruled, hidden = [], [], [], {}
+        dropped = 0
         for i in range(len(doc)):
             page = doc[i]
             try:
-                pages.append(page_lines(page, i, hidden.setdefault(i, [])))
+                paths = page_paths(page)
+                lines, labels = drop_figure_text(page, page_lines(page, i, hidden.setdefault(i, [])), paths)
+                pages.append(lines)
+                dropped += labels
                 left, bottom, right, top = page.get_mediabox()
                 heights.append(top - bottom)
-                if has_grid(page):
+                if has_grid(paths):
                     ruled.append(i)
             finally:
                 page.close()
+        if dropped:
+            logger.info("%s: %d label lines inside drawn figures left out of the body", path.name, dropped)
         return pages, heights, ruled, {i: texts for i, texts in hidden.items() if texts}
     except pdfium.PdfiumError as exc:
         raise DocumentError(f"corrupt or truncated PDF: {_reason(exc)}") from exc

@@ -2,8 +2,8 @@
 
 A chart's gridlines or a diagram's frames form a grid of cells as well as a table's rules do, and pdfplumber
 returns it as a table: a few scattered labels in a 9-column grid of empty cells, a label cut in two by a
-gridline (``| nova polític | a |``). Such a region is not rendered as a table; its labels stay ordinary text
-lines, in reading order, where the layout puts them (nothing is dropped).
+gridline (``| nova polític | a |``). Such a region is not rendered as a table; its labels leave the body as
+any drawn figure's do (``pdf_drawings.py``), and its caption stays.
 
 A region is a figure when its cells are mostly empty and neither its first row nor its first column is mostly
 filled (a table's header row or its row labels are; a sparse checklist or RACI matrix keeps them), or when it

@@ -142,3 +142,20 @@ def overlays_first(lines: list[Line]) -> list[Line]:
         lowest = min(ln.top for ln in out[:j] if ln.top <= foot)
         i = j
     return out
+
+
+def sideways_in_order(lines: list[Line]) -> list[Line]:
+    """The page's lines with each run of text set sideways or upside down in its own reading order: lines
+    read bottom to top follow each other rightwards, top to bottom leftwards, upside down upwards (PDFium
+    lists such a run by position, not as it reads)."""
+    keys = {90: lambda ln: ln.x0, 270: lambda ln: -ln.x0, 180: lambda ln: -ln.top}
+    out: list[Line] = []
+    i = 0
+    while i < len(lines):
+        j = i + 1
+        while j < len(lines) and lines[i].angle and lines[j].angle == lines[i].angle:
+            j += 1
+        run = lines[i:j]
+        out += sorted(run, key=keys[run[0].angle]) if run[0].angle in keys else run
+        i = j
+    return out

@@ -22,8 +22,10 @@ from transforms.extraction.pdf_geometry import (
     interleave,
     overlays_first,
     page_margins,
+    sideways_in_order,
     size_levels,
 )
+from transforms.extraction.pdf_levels import fold_title, listed_titles, nested_level, rank_by_case
 from transforms.extraction.pdf_lines import Line
 from transforms.extraction.pdf_tables import PdfTable
 from transforms.extraction.structure import (
@@ -54,6 +56,10 @@ class _Builder:
         self.letterhead = any(ACT_TITLE.match(clean_line(ln.text)) for ln in (pages[0] if pages else []))
         self.tables_seen: set[str] = set()
         self.styled: set[int] = set()  # headings found by size, weight or numbering (not legal divisions)
+        self.sizes: list[tuple[float, int]] = []  # (font size, level) of the headings so far
+        self.capitals: dict[int, bool] = {}  # headings found by weight alone: set in capitals or not
+        self.found_by = ""  # how _heading_level found its heading: "numbered", "weight" or ""
+        self.listed = listed_titles(pages)  # titles of the table of contents -> level
 
     @property
     def current(self) -> Block | None:
@@ -110,8 +116,13 @@ class _Builder:
             return
         level = self._heading_level(line, text, nxt, starts)
         if level:
+            if self.found_by == "numbered":
+                level = nested_level(level, line.size, self.sizes)
             self.blocks.append(Block("heading", text.rstrip(".:").rstrip() if line.run_in else text, page, level))
             self.styled.add(id(self.blocks[-1]))
+            self.sizes.append((line.size, level))
+            if self.found_by == "weight":
+                self.capitals[id(self.blocks[-1])] = is_upper(text)
             return
         item = list_item(text, after_item=cur is not None and cur.kind == "item")
         if item is None and " … " in text:
@@ -126,24 +137,30 @@ class _Builder:
             self.blocks.append(Block("para", text, page))
 
     def _heading_level(self, line: Line, text: str, nxt: Line | None, starts: bool) -> int:
+        self.found_by = ""
         if " … " in text:  # a table-of-contents entry with dot leaders
             return 0
         if ACT_TITLE.match(text) and line.size >= 0.95 * self.body and (
                 line.bold or line.size > 1.1 * self.body or looks_like_caps_heading(text)):
             self.letterhead = False
             return 1
+        listed = self.listed.get(fold_title(text))
+        if listed and (starts or line.bold):
+            return listed
         size_level = self.levels.get(round(line.size * 2) / 2)
         if size_level and len(text) <= 150:
             return 0 if self.letterhead and line.page == 0 else size_level
         numbered = numbered_heading_level(text.rstrip(".:") if line.run_in else text)
         if numbered and line.size >= 0.95 * self.body and (
                 line.bold or line.size > 1.1 * self.body or (is_upper(text) and len(text) <= 60)):
+            self.found_by = "numbered"
             return numbered  # "5.1 Results", "3 DEFINIÇÕES" in regular capitals, "1.2 Prazos." run in
         stands_alone = (nxt is None or not nxt.bold or nxt.top - line.top > 2 * line.size
                         or (abs(line.x0 - nxt.x0) <= 2 and is_upper(text) != is_upper(nxt.text)
                             and not ends_sentence(nxt.text)))  # capitals over a title ("DEPARTMENT OF ...")
         if (line.bold and starts and stands_alone and len(text) <= 80 and line.size >= 0.95 * self.body
                 and not text.endswith((".", ",", ";", ":"))):
+            self.found_by = "weight"
             return self.bold_level
         return 0
 
@@ -175,6 +192,8 @@ class _Builder:
         prev, cur = self.prev, self.current
         if prev is None or cur is None or cur.kind in ("heading", "table"):
             return True
+        if line.angle or prev.angle:  # text set sideways continues only its own lines, one line-step across
+            return line.angle != prev.angle or not _next_across(prev, line)
         size = max(line.size, prev.size)
         if abs(line.size - prev.size) > 0.15 * size:
             return True
@@ -196,7 +215,7 @@ def layout_blocks(pages: list[list[Line]], tables: dict[int, list[PdfTable]], bo
     """Markdown blocks of a whole document, in reading order, each tagged with its page."""
     builder = _Builder(pages, body)
     for page, lines in enumerate(pages):
-        lines = overlays_first(footnotes_last(lines, body))
+        lines = overlays_first(footnotes_last(sideways_in_order(lines), body))
         margins = page_margins(lines, body)
         items = interleave(lines, tables.get(page, []))
         for i, item in enumerate(items):
@@ -205,12 +224,22 @@ def layout_blocks(pages: list[list[Line]], tables: dict[int, list[PdfTable]], bo
                 continue
             nxt = next((it for it in items[i + 1:] if isinstance(it, Line)), None)
             builder.add_line(item, nxt if isinstance(nxt, Line) else None, margins)
+    rank_by_case(builder.blocks, builder.capitals)
     return _display_text(builder.blocks, builder.styled)
+
+
+def _next_across(prev: Line, line: Line) -> bool:
+    """``line`` is the next line of rotated text after ``prev``: beside it, within two line sizes across."""
+    if line.angle in (90, 270):
+        return 0 < abs(line.x0 - prev.x0) <= 2 * line.size and line.top < prev.bottom and prev.top < line.bottom
+    return 0 < abs(line.top - prev.top) <= 2 * line.size and line.x0 < prev.x1 and prev.x0 < line.x1
 
 
 def _display_text(blocks: list[Block], styled: set[int]) -> list[Block]:
     """Three or more headings of one level in a row on one page, found by style, with no text between them
-    are a block of display text (a colophon, a masthead, a cover's lines), not sections: paragraphs."""
+    are a block of display text (a colophon, a masthead, a cover's lines), not sections: paragraphs. So is a
+    heading found by style that opens an empty section (the next block is a heading of its level or above,
+    or there is none)."""
     i = 0
     while i < len(blocks):
         j = i
@@ -221,4 +250,9 @@ def _display_text(blocks: list[Block], styled: set[int]) -> list[Block]:
             for block in blocks[i:j]:
                 block.kind, block.level = "para", 0
         i = max(j, i + 1)
+    for k, block in enumerate(blocks):  # a section with nothing in it: a signature's name, a cover's byline
+        nxt = blocks[k + 1] if k + 1 < len(blocks) else None
+        if (block.kind == "heading" and id(block) in styled
+                and (nxt is None or (nxt.kind == "heading" and nxt.level <= block.level))):
+            block.kind, block.level = "para", 0
     return blocks

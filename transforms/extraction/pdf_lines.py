@@ -6,6 +6,7 @@ Lines a reader cannot see (under 2 pt, white fill on no darker shape, invisible 
 from __future__ import annotations
 
 import ctypes
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -39,18 +40,21 @@ class Line:
     bold: bool
     margin: bool = False  # a running header or footer, kept once
     run_in: bool = False  # the bold start of a line split from its paragraph ("5.1 Results." ...)
+    angle: int = 0  # text direction from the character matrix, degrees counter-clockwise: 0, 90, 180 or 270
 
     @property
     def height(self) -> float:
         return self.bottom - self.top
 
 
-def _font_size(textpage: pdfium.PdfTextPage, index: int) -> float:
+def _font_size(textpage: pdfium.PdfTextPage, index: int) -> tuple[float, int]:
+    """The character's rendered font size, and its direction rounded to a quarter turn."""
     matrix = pdfium_c.FS_MATRIX()
-    scale = 1.0
+    scale, angle = 1.0, 0
     if pdfium_c.FPDFText_GetMatrix(textpage.raw, index, ctypes.byref(matrix)):
         scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5 or 1.0
-    return float(pdfium_c.FPDFText_GetFontSize(textpage.raw, index)) * scale
+        angle = round(math.degrees(math.atan2(matrix.b, matrix.a)) / 90) % 4 * 90
+    return float(pdfium_c.FPDFText_GetFontSize(textpage.raw, index)) * scale, angle
 
 
 def _is_bold(textpage: pdfium.PdfTextPage, index: int) -> bool:
@@ -68,7 +72,8 @@ def page_lines(page: pdfium.PdfPage, page_index: int, hidden: list[str] | None =
     textpage = page.get_textpage()
     try:
         count = textpage.count_chars()
-        chars = join_surrogates([pdfium_c.FPDFText_GetUnicode(textpage.raw, i) for i in range(count)])
+        unicode_of, raw = pdfium_c.FPDFText_GetUnicode, textpage.raw
+        chars = join_surrogates([unicode_of(raw, i) for i in range(count)])
         left, _, _, top_edge = page.get_mediabox()
         lines: list[Line] = []
         backdrop = Backdrop(page)
@@ -77,7 +82,8 @@ def page_lines(page: pdfium.PdfPage, page_index: int, hidden: list[str] | None =
             if not indexes:
                 continue
             samples = sorted({indexes[0], indexes[len(indexes) // 2], indexes[-1]})
-            size = max(_font_size(textpage, i) for i in samples)
+            styles = [_font_size(textpage, i) for i in samples]
+            size, angle = max(size for size, _ in styles), styles[0][1]
             boxes = [textpage.get_charbox(i, loose=True) for i in samples]
             if size < _MIN_SIZE or invisible(textpage, samples, boxes, backdrop):
                 if hidden is not None:
@@ -88,7 +94,10 @@ def page_lines(page: pdfium.PdfPage, page_index: int, hidden: list[str] | None =
             last_bold = first_bold and _is_bold(textpage, samples[-1])
             bold = last_bold and all(_is_bold(textpage, i) for i in samples[1:-1])
             split = _run_in_heading(textpage, chars, indexes) if first_bold and not last_bold else None
-            if split is None:
+            if angle:  # set sideways or upside down: read in its own direction, never split
+                lines.append(replace(_line(textpage, chars, indexes, page_index, left, span, size, bold),
+                                     angle=angle))
+            elif split is None:
                 lines.append(_line(textpage, chars, indexes, page_index, left, span, size, bold))
             else:  # "5.1 Hyper Parameter Optimization We have chosen ...": the bold heading, then its paragraph
                 lines.append(replace(_line(textpage, chars, indexes[:split], page_index, left, span, size, True),
@@ -196,14 +205,18 @@ def split_margins(pages: list[list[Line]], page_heights: list[float]) -> tuple[l
 
 
 def _band(line: Line, height: float) -> tuple[str, int, int]:
-    """Where a margin line sits: its edge of the page, its distance from that edge and its size (2-pt steps)."""
+    """Where a margin line sits: its edge of the page, its distance from that edge and its size (2-pt steps);
+    a line set sideways, by its distance from the left edge."""
+    if line.angle in (90, 270):
+        return ("side", round(line.x0 / 2), round(line.size / 2))
     if line.bottom < 0.2 * height:
         return ("top", round(line.top / 2), round(line.size / 2))
     return ("bottom", round((height - line.bottom) / 2), round(line.size / 2))
 
 
 def _in_margin(line: Line, height: float) -> bool:
-    return line.bottom < 0.2 * height or line.top > 0.8 * height
+    """In the top or bottom 20% of the page, or set sideways (a stamp along the side margin)."""
+    return line.bottom < 0.2 * height or line.top > 0.8 * height or line.angle in (90, 270)
 
 
 def body_size(pages: list[list[Line]]) -> float:

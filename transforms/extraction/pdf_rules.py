@@ -13,21 +13,23 @@ import ctypes
 from collections.abc import Iterator
 from typing import Any
 
-import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
+
+from transforms.extraction.pdf_drawings import Path
 
 MIN_RULE = 10.0  # points: shorter strokes are glyph parts, ticks or bullets
 _MAX_SEGMENTS = 20_000  # a page drawing more than this is a map or a chart; let pdfplumber decide
 _GRID = 3  # distinct rule positions needed in each direction
 
 
-def has_grid(page: pdfium.PdfPage) -> bool:
-    """Horizontal rules at ``_GRID`` or more heights and vertical rules at ``_GRID`` or more positions."""
+def has_grid(paths: list[Path]) -> bool:
+    """Horizontal rules at ``_GRID`` or more heights and vertical rules at ``_GRID`` or more positions, among a
+    page's path objects (``pdf_drawings.page_paths``)."""
     xs: set[int] = set()
     ys: set[int] = set()
     seen = 0
     box = [ctypes.c_float() for _ in range(4)]
-    for obj in _paths(page.raw):
+    for obj, _, _ in paths:
         if not pdfium_c.FPDFPageObj_GetBounds(obj, *(ctypes.byref(v) for v in box)):
             continue
         left, bottom, right, top = (v.value for v in box)
@@ -67,16 +69,3 @@ def _lines(obj: Any, count: int) -> Iterator[tuple[tuple[float, float], tuple[fl
         if pdfium_c.FPDFPathSegment_GetClose(segment) and start is not None:
             yield point, start
         previous = point
-
-
-def _paths(parent: Any, depth: int = 0) -> Iterator[Any]:
-    """Path objects of a page, including those inside form XObjects (three levels deep)."""
-    is_page = depth == 0
-    count = pdfium_c.FPDFPage_CountObjects(parent) if is_page else pdfium_c.FPDFFormObj_CountObjects(parent)
-    for i in range(count):
-        obj = pdfium_c.FPDFPage_GetObject(parent, i) if is_page else pdfium_c.FPDFFormObj_GetObject(parent, i)
-        kind = pdfium_c.FPDFPageObj_GetType(obj)
-        if kind == pdfium_c.FPDF_PAGEOBJ_PATH:
-            yield obj
-        elif kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < 3:
-            yield from _paths(obj, depth + 1)

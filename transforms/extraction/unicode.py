@@ -19,6 +19,9 @@ def join_surrogates(units: list[int]) -> list[str]:
     """Characters for UTF-16 code units, one entry per unit so that indexes stay aligned: a pair becomes the
     joined character followed by ``""``; a lone surrogate is kept, for ``valid_unicode`` at the extraction
     boundary to replace and count."""
+    text = "".join(map(chr, units))
+    if _SURROGATES.search(text) is None:  # the usual page: one character per unit, read at C speed
+        return list(text)
     chars = []
     i = 0
     while i < len(units):
