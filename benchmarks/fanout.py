@@ -9,11 +9,12 @@ each task a fresh process (interpreter start and model load included, as in a ta
   which finds everything cached) in a third; ``omp=1`` gives each shard one OpenMP thread instead of the engine's
   default of one per core, so that two shards do not put four busy threads on two cores.
 
-``shards_s`` is the wall time of the parallel phase, ``merge_s`` the merge's, ``total_s`` both; ``cpu`` is the
-CPU seconds of all its processes over ``total_s`` (2.0 = both cores busy). The vectors table of each sharded
+``shards_s`` is the wall time of the parallel phase, ``merge_s`` the merge's, ``total_s`` both (the median of
+``--rounds`` runs, configurations taking turns; ``totals_s`` lists them all); ``cpu`` is the CPU seconds of all
+its processes over ``total_s`` (2.0 = both cores busy). The vectors table of each sharded
 configuration is compared with the one-process table (largest absolute difference).
 
-    .venv/bin/python benchmarks/fanout.py [--model e5-small] [--configs one,two,two-omp1]
+    .venv/bin/python benchmarks/fanout.py [--model e5-small] [--configs one,two,two-omp1] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="e5-small")
     parser.add_argument("--configs", default="one,two,two-omp1")
+    parser.add_argument("--rounds", type=int, default=1, help="runs per configuration (the median is shown)")
     parser.add_argument("--worker", nargs=2, metavar=("RUN_ID", "SHARD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -122,12 +124,17 @@ def main() -> None:
         home = Path(scratch) / "home"
         os.environ.update(_env(home, args.model))
         run_id, texts = _prepare(home)
-        rows, baseline = [], None
-        for key in args.configs.split(","):
-            label, shards, extra = CONFIGS[key]
-            row = {"config": label, "texts": texts, **_measure(home, args.model, run_id, shards, extra)}
-            matrix = row.pop("_matrix")
-            baseline = matrix if baseline is None else baseline
+        keys = args.configs.split(",")
+        runs: dict[str, list[dict]] = {key: [] for key in keys}
+        for _ in range(args.rounds):  # the configurations take turns, so a change of load hits them alike
+            for key in keys:
+                runs[key].append(_measure(home, args.model, run_id, CONFIGS[key][1], CONFIGS[key][2]))
+        rows, baseline = [], runs[keys[0]][0]["_matrix"]
+        for key in keys:
+            median = sorted(runs[key], key=lambda r: r["total_s"])[(len(runs[key]) - 1) // 2]
+            matrix = median.pop("_matrix")
+            row = {"config": CONFIGS[key][0], "texts": texts, **median,
+                   "totals_s": [r["total_s"] for r in runs[key]]}
             row["max_abs_diff"] = float(np.abs(matrix - baseline).max()) if matrix.shape == baseline.shape else "shape"
             row["texts_per_s"] = round(texts / row["total_s"], 1)
             rows.append(row)
@@ -135,9 +142,10 @@ def main() -> None:
     for row in rows:
         row["speedup"] = round(first / row["total_s"], 2)
     print(f"embed stage, model {args.model}, {texts} texts; load before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print_table(rows, ["config", "texts", "shards_s", "merge_s", "total_s", "texts_per_s", "cpu", "speedup",
-                       "max_abs_diff"])
-    path = save("fanout", {"model": args.model, "load_before": load, "load_after": os.getloadavg(), "rows": rows})
+    print_table(rows, ["config", "texts", "shards_s", "merge_s", "total_s", "totals_s", "texts_per_s", "cpu",
+                       "speedup", "max_abs_diff"])
+    path = save("fanout", {"model": args.model, "rounds": args.rounds, "load_before": load,
+                           "load_after": os.getloadavg(), "rows": rows})
     print(f"wrote {path}")
 
 

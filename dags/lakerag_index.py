@@ -6,7 +6,7 @@ dense vectors, BM25, the graph...) in order over the committed chunks of the pen
 and freezes the tables into an unpublished candidate snapshot: the `lakerag_candidate` asset (`lakerag_transform`).
 
 * Every stage is cached by content: a run after a 1% change does about 1% of the work.
-* Fan-out: a shardable stage (embed, graph) plans shards (`<stage>_plan`: one per `LAKERAG_INDEX_SHARD_SIZE`
+* Fan-out: embed, the graph and LLM contexts plan shards (`<stage>_plan`: one per `LAKERAG_INDEX_SHARD_SIZE`
   missing cache entries, at most `LAKERAG_INDEX_MAX_SHARDS`); `<stage>_shards` fill disjoint shares of its cache;
   the stage task then merges (writes the table, compacts). A failed shard is retried alone; reruns redo nothing.
 * GPU-bound stages (`gpu=True`) and their shards use the `lakerag_gpu` pool; a stage updates `lakerag_<stage>`.

@@ -245,9 +245,10 @@ class OrchestrationSettings(BaseSettings):
     publish_tolerance: float = Field(0.02, ge=0, description="Largest drop in a gated metric that still publishes.")
     eval_questions: Path | None = Field(None, description="Labelled questions for the gate (default: the sample's).")
     index_shard_size: int = Field(
-        1000, ge=1, description="lakerag_index fans a shardable stage (embed, graph extraction) out into one mapped "
-        "task per this many missing cache entries, each computing a disjoint share into the stage's cache before "
-        "the stage itself writes its table (transforms.lifecycle.plan_shards). Nothing missing: no shard tasks.")
+        1000, ge=1, description="lakerag_index fans a shardable stage (embed, graph extraction, LLM contexts) out "
+        "into one mapped task per this many missing cache entries, each computing a disjoint share into the stage's "
+        "cache before the stage itself writes its table (transforms.lifecycle.plan_shards). Nothing missing: no "
+        "shard tasks.")
     index_max_shards: int = Field(16, ge=1, description="Most shard tasks per stage and run, whatever the count of "
                                   "missing entries (bounds the mapped tasks and the models loaded side by side).")
     dbt_threads: int = Field(1, ge=1, description="dbt threads (one writer per DuckDB file).")

@@ -82,7 +82,7 @@ def test_index_fans_shardable_stages_out_before_their_merge_in_the_same_pool(dag
 
     index = dagbag.dags["lakerag_index"]
     shardable = [s for s in index_stages() if s.shardable]
-    assert [s.name for s in shardable] == ["embed", "graph"]
+    assert [s.name for s in shardable] == ["enrich", "embed", "graph"]
     for stage in shardable:
         plan, shards, merge = (index.get_task(f"{stage.name}{suffix}") for suffix in ("_plan", "_shards", ""))
         assert plan.downstream_task_ids == {shards.task_id} and merge.task_id in shards.downstream_task_ids

@@ -74,6 +74,7 @@ def test_index_maps_shards_then_merges_into_the_same_snapshot_tables(tmp_path, a
     for stage in ("embed", "graph"):
         shards = [ti for ti in instances if ti.task_id == f"{stage}_shards"]
         assert sorted(ti.map_index for ti in shards) == [0, 1, 2] and {ti.state for ti in shards} == {"success"}
+    assert {ti.state for ti in instances if ti.task_id == "enrich_shards"} == {"skipped"}  # no LLM: no calls to spread
     merges = {r.stage: r.processed for r in load_stage_records(paths, run_id) if r.part == "all"}
     assert merges["embed"] == merges["graph"] == 0  # the shards computed everything
     shards_done = sum(r.processed for r in load_stage_records(paths, run_id) if r.stage == "embed")

@@ -1,6 +1,6 @@
 """Index stages fanned out into shards (what lakerag_index maps over): the shards split the missing cache
 entries disjointly and cover them all, the merge then computes nothing and writes the same tables as an
-unsharded run, and a failed shard costs a rerun only its own keys."""
+unsharded run, and a failed shard costs a rerun only its own keys; enrich's shards make its LLM calls."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from transforms.pipeline import start_run
 from transforms.registry import index_stages
 
 SHARDED = [s.name for s in index_stages() if s.shardable]
+PART_CACHED = ["embed", "graph"]  # shards fill the stage's own part cache (enrich's fill the LLM request cache)
 
 
 def _settings(root: Path, source: Path) -> Settings:
@@ -58,8 +59,8 @@ def source(tmp_path: Path) -> Path:
     return write_corpus(tmp_path / "source")
 
 
-def test_the_index_stages_that_shard_are_embed_and_graph():
-    assert SHARDED == ["embed", "graph"]
+def test_the_index_stages_that_shard_are_enrich_embed_and_graph():
+    assert SHARDED == ["enrich", "embed", "graph"]
     assert registry.stage("embed").gpu and registry.stage("embed").sharding is not None
 
 
@@ -68,7 +69,7 @@ def test_shards_are_disjoint_and_cover_every_missing_key(tmp_path, source):
     run_id = _ingest(settings)
     lifecycle.run_index_stage(settings, run_id, "enrich")  # embed's keys are the contexts and the text
     ctx = start_run(settings, run_id)
-    for name in SHARDED:
+    for name in PART_CACHED:
         missing = registry.stage(name).sharding.missing(ctx)
         shards = lifecycle.plan_shards(settings, run_id, name)
         assert len(missing) > 3 and shards == -(-len(missing) // 3)
@@ -122,3 +123,28 @@ def test_a_failed_shard_keeps_the_others_parts_and_a_rerun_computes_only_its_key
     assert [lifecycle.run_index_shard(settings, run_id, "embed", s, shards) for s in range(shards)] == [
         len(left) if s == 1 else 0 for s in range(shards)]
     assert lifecycle.run_index_stage(settings, run_id, "embed") == 0
+
+
+def test_enrich_shards_ask_the_llm_and_the_merge_writes_every_context_from_its_cache(tmp_path, source):
+    from tests.fixtures.openai_server import FakeOpenAI
+
+    with FakeOpenAI() as fake:
+        llm = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "graph_with_llm": False,
+               "owners_with_llm": False, "describe_with_llm": False}
+        plain, sharded = (_settings(tmp_path / name, source).replace(**llm) for name in ("plain", "sharded"))
+        lifecycle.run_index_stage(plain, _ingest(plain), "enrich")
+        asked = len(fake.requests)  # one call per chunk
+        run_id = _ingest(sharded)
+        shards = lifecycle.plan_shards(sharded, run_id, "enrich")
+        assert asked > 3 and shards == -(-asked // 3)
+        assert sum(lifecycle.run_index_shard(sharded, run_id, "enrich", i, shards) for i in range(shards)) == 0
+        assert len(fake.requests) == 2 * asked  # the shards asked for every context once
+        assert lifecycle.run_index_stage(sharded, run_id, "enrich") == asked  # written by the merge ...
+        assert len(fake.requests) == 2 * asked  # ... without a call
+        merge = next(r for r in load_stage_records(LakePaths(sharded.home), run_id)
+                     if r.stage == "enrich" and r.part == "all")
+        assert merge.usage["calls"] == 0 and merge.usage["cached_calls"] == asked
+    tables = [pq.read_table(LakePaths(s.home).table("contexts")).to_pylist() for s in (plain, sharded)]
+    assert tables[0] == tables[1] and {c["context_source"] for c in tables[0]} == {"llm"}
+    assert lifecycle.plan_shards(sharded, run_id, "enrich") == 0
+    assert lifecycle.plan_shards(sharded.replace(llm_model=None), run_id, "enrich") == 0  # no LLM: nothing to fan out
