@@ -1,14 +1,15 @@
 """
 ### lakerag_index
 
-Scheduled on the `lakerag_chunks` asset. Runs every index stage of the registry (`transforms.registry`) in
-order (contexts, dense vectors, BM25, and any stage registered there, such as the graph) over the committed
-chunks of the pending run, writes the run record, and freezes the tables into an unpublished candidate
-snapshot: the `lakerag_candidate` asset, which schedules `lakerag_transform`.
+Scheduled on the `lakerag_chunks` asset. Runs every index stage of the registry (`transforms.registry`: contexts,
+dense vectors, BM25, the graph...) in order over the committed chunks of the pending run, writes the run record,
+and freezes the tables into an unpublished candidate snapshot: the `lakerag_candidate` asset (`lakerag_transform`).
 
 * Every stage is cached by content: a run after a 1% change does about 1% of the work.
-* GPU-bound stages (declared `gpu=True` in the registry) run in the `lakerag_gpu` pool: size it to your accelerators.
-* Each stage task updates its own asset (`lakerag_<stage>`) for lineage.
+* Fan-out: embed, the graph and LLM contexts plan shards (`<stage>_plan`: one per `LAKERAG_INDEX_SHARD_SIZE`
+  missing cache entries, at most `LAKERAG_INDEX_MAX_SHARDS`); `<stage>_shards` fill disjoint shares of its cache;
+  the stage task then merges (writes the table, compacts). A failed shard is retried alone; reruns redo nothing.
+* GPU-bound stages (`gpu=True`) and their shards use the `lakerag_gpu` pool; a stage updates `lakerag_<stage>`.
 * Idempotent: rerunning a stage rewrites the same tables; `freeze` returns the same snapshot when retried.
 """
 
@@ -42,11 +43,27 @@ def lakerag_index() -> None:
 
     @task
     def index_stage(run: str, stage: str) -> int:
-        """One index stage over the committed chunks (cached by content); returns how many it computed."""
+        """One index stage over the committed chunks (cached by content; after shards, the merge)."""
         from lakehouse.settings import get_settings
         from transforms.lifecycle import run_index_stage
 
         return run_index_stage(get_settings(), run, stage)
+
+    @task
+    def plan(run: str, stage: str) -> list[int]:
+        """The shards the stage's missing work splits into, 0..n-1 (none when everything is cached)."""
+        from lakehouse.settings import get_settings
+        from transforms.lifecycle import plan_shards
+
+        return list(range(plan_shards(get_settings(), run, stage)))
+
+    @task
+    def shard(run: str, stage: str, planned: list[int], shard: int) -> int:
+        """One shard of ``planned``: the stage's missing cache entries that hash to it (no table, no compaction)."""
+        from lakehouse.settings import get_settings
+        from transforms.lifecycle import run_index_shard
+
+        return run_index_shard(get_settings(), run, stage, shard, len(planned))
 
     @task
     def record(run: str) -> dict:
@@ -66,13 +83,16 @@ def lakerag_index() -> None:
         context["outlet_events"][CANDIDATE].extra = {"run_id": run, "snapshot_id": snapshot_id}
         return snapshot_id
 
-    run = resolve()
-    previous = run
+    previous = run = resolve()
     for stage in index_stages():
-        step = index_stage.override(task_id=stage.name, pool=GPU_POOL if stage.gpu else "default_pool",
-                                    outlets=[stage_asset(stage.name)])(run, stage.name)
-        previous >> step
-        previous = step
+        pool = GPU_POOL if stage.gpu else "default_pool"
+        if stage.shardable:  # no shards (all cached) skips the mapped task, not the merge
+            planned = plan.override(task_id=f"{stage.name}_plan")(run, stage.name)
+            previous = previous >> planned >> shard.override(task_id=f"{stage.name}_shards", pool=pool).partial(
+                run=run, stage=stage.name, planned=planned).expand(shard=planned)
+        previous = previous >> index_stage.override(
+            task_id=stage.name, pool=pool, outlets=[stage_asset(stage.name)],
+            trigger_rule="none_failed_min_one_success" if stage.shardable else "all_success")(run, stage.name)
     previous >> record(run) >> freeze(run)
 
 

@@ -1,10 +1,12 @@
 """Append-only caches of per-text work products (vectors, token lists) keyed by a content key.
 
-Each flush writes a new Parquet part atomically, so a crash loses at most the unflushed batch; many parts are
-compacted into one. Reads take only the key column unless values are asked for."""
+Each flush writes a new Parquet part atomically, so a crash loses at most the unflushed batch, and several
+processes may append side by side (index shards); many parts are compacted into one, by one process only
+(compaction unlinks the parts it merged). Reads take only the key column unless values are asked for."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from pathlib import Path
 
@@ -16,6 +18,14 @@ from lakehouse.storage import write_table
 
 KEY = "key"
 _COMPACT_AFTER = 16
+
+
+def shard_of(key: str, shards: int) -> int:
+    """The shard (0 .. shards-1) a cache key belongs to: stable across processes, machines and Python versions
+    (a hash of the key, never Python's salted ``hash``), so every worker agrees on who computes what."""
+    if shards < 1:
+        raise ValueError(f"shards must be at least 1, not {shards}")
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "big") % shards
 
 
 class PartCache:

@@ -247,6 +247,13 @@ class OrchestrationSettings(BaseSettings):
     ingest_schedule: str = Field("@hourly", description="lakerag_ingest schedule (cron or preset; 'none' = manual).")
     publish_tolerance: float = Field(0.02, ge=0, description="Largest drop in a gated metric that still publishes.")
     eval_questions: Path | None = Field(None, description="Labelled questions for the gate (default: the sample's).")
+    index_shard_size: int = Field(
+        1000, ge=1, description="lakerag_index fans a shardable stage (embed, graph extraction, LLM contexts) out "
+        "into one mapped task per this many missing cache entries, each computing a disjoint share into the stage's "
+        "cache before the stage itself writes its table (transforms.lifecycle.plan_shards). Nothing missing: no "
+        "shard tasks.")
+    index_max_shards: int = Field(16, ge=1, description="Most shard tasks per stage and run, whatever the count of "
+                                  "missing entries (bounds the mapped tasks and the models loaded side by side).")
     dbt_threads: int = Field(1, ge=1, description="dbt threads (one writer per DuckDB file).")
     dbt_project_dir: Path | None = Field(None, description="dbt project folder (default: dbt_project/).")
     expiring_within_days: int = Field(30, ge=1, description="Window of the expiring_documents mart.")

@@ -105,7 +105,8 @@ def reconciled_lines(record: RunRecord, paths: LakePaths) -> list[str]:
     if plan_path.exists():
         refused = pq.read_table(plan_path, columns=["action"])["action"].to_pylist().count("quarantined")
     seen = record.new + record.changed + record.moved + record.unchanged + refused
-    stages = {r.stage: r for r in load_stage_records(paths, record.run_id) if r.stage == "embed"}
+    embeds = [r for r in load_stage_records(paths, record.run_id) if r.stage == "embed"]
+    embed = next((r for r in embeds if r.part == "all"), None)  # the stage (the merge, after any shards)
     lines = [
         f"files: {seen} in the source = {record.new} new + {record.changed} changed + {record.moved} moved + "
         f"{record.unchanged} unchanged + {refused} refused at discovery; {record.deleted} deleted",
@@ -113,10 +114,10 @@ def reconciled_lines(record: RunRecord, paths: LakePaths) -> list[str]:
         f"{record.quarantined} quarantined ({refused} at discovery, {record.quarantined - refused} later); "
         f"extracted {record.extracted}, chunked {record.chunked} in this run",
     ]
-    if (embed := stages.get("embed")) is not None:
-        distinct = embed.processed + embed.skipped
+    if embed is not None:
+        distinct, now = embed.processed + embed.skipped, sum(r.processed for r in embeds)  # shards' included
         lines.append(f"chunks: {record.chunks} = {distinct} distinct texts + {record.chunks - distinct} sharing a "
-                     f"text; vectors: {distinct} = {embed.processed} embedded now + {embed.skipped} from the cache")
+                     f"text; vectors: {distinct} = {now} embedded now + {distinct - now} from the cache")
     else:
         lines.append(f"chunks: {record.chunks}")
     return lines

@@ -1,7 +1,8 @@
 """A run's life across the Airflow DAGs, as plain functions over the lakehouse (no Airflow here).
 
     ingest:  begin_ingest -> (land, extract, chunk per batch) -> finish_ingest   commit; close if unchanged
-    index:   pending_index_run -> every index stage of the registry -> record -> freeze (the snapshot stage)
+    index:   pending_index_run -> every index stage of the registry -> record -> freeze (the snapshot stage);
+             a shardable stage first fans out: plan_shards -> run_index_shard per shard -> run_index_stage
     then dbt (transforms.dbt_build) and the gate (serving.evaluation.publish) use that snapshot, never tables/.
 
 Between a commit and its candidate snapshot the run is *pending*: a new ingest (or rebuild) must not commit
@@ -10,6 +11,7 @@ then, or the snapshot would mix two runs' tables. State lives on disk: every ste
 from __future__ import annotations
 
 import logging
+import math
 import os
 
 from lakehouse import schemas as s
@@ -20,6 +22,7 @@ from lakehouse.snapshots import list_snapshots
 from lakehouse.storage import read_json, read_table, write_json
 from transforms import pipeline, registry
 from transforms.stages import commit, extract, snapshot
+from transforms.stages.base import Stage
 from transforms.stages.context import RunContext
 
 log = logging.getLogger(__name__)
@@ -125,11 +128,39 @@ def _closed(ctx: RunContext) -> bool:
     return (ctx.paths.run_dir(ctx.run_id) / CLOSED).exists()
 
 
-def run_index_stage(settings: Settings, run_id: str, stage: str) -> int:
+def _index_stage(stage: str) -> Stage:
     chosen = registry.stage(stage)
     if chosen.phase != "index":
         raise ValueError(f"stage {stage!r} is not an index stage")
-    return chosen.run(pipeline.start_run(settings, run_id), None).processed
+    return chosen
+
+
+def run_index_stage(settings: Settings, run_id: str, stage: str) -> int:
+    """The whole stage; after its shards, the merge: it finds their work cached, writes the tables, compacts."""
+    return _index_stage(stage).run(pipeline.start_run(settings, run_id), None).processed
+
+
+def plan_shards(settings: Settings, run_id: str, stage: str) -> int:
+    """How many shards a shardable index stage's missing work splits into for this run: one per
+    ``LAKERAG_INDEX_SHARD_SIZE`` missing cache entries, at most ``LAKERAG_INDEX_MAX_SHARDS``; 0 when nothing is
+    missing (or the stage does not shard). Shard ``i`` of ``n`` computes the keys ``shard_of(key, n) == i``."""
+    chosen = _index_stage(stage)
+    if chosen.sharding is None:
+        return 0
+    todo = len(chosen.sharding.missing(pipeline.start_run(settings, run_id)))
+    orchestration = settings.orchestration
+    return min(orchestration.index_max_shards, math.ceil(todo / orchestration.index_shard_size))
+
+
+def run_index_shard(settings: Settings, run_id: str, stage: str, shard: int, shards: int) -> int:
+    """One shard of a stage: its missing cache entries computed and appended, no table written, nothing
+    compacted (``run_index_stage`` is the merge that follows every shard); returns how many it computed."""
+    chosen = _index_stage(stage)
+    if chosen.sharding is None:
+        raise ValueError(f"stage {stage!r} does not shard")
+    if not 0 <= shard < shards:
+        raise ValueError(f"shard {shard} is not one of 0..{shards - 1}")
+    return chosen.sharding.run(pipeline.start_run(settings, run_id), shard, shards).processed
 
 
 def record(settings: Settings, run_id: str) -> dict:

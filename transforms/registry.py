@@ -1,6 +1,6 @@
 """The one stage registry: every stage in run order, each declared once by its own module's ``STAGE`` (name,
-phase, whether it is mapped over batches, whether it wants a GPU, the caches it owns). The runner, the DAGs and
-rebuild read everything they need to know about stages from here."""
+phase, whether it is mapped over batches, whether it wants a GPU, the caches it owns, how it fans out into
+shards). The runner, the DAGs and rebuild read everything they need to know about stages from here."""
 
 from __future__ import annotations
 

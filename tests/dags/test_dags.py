@@ -77,6 +77,20 @@ def test_index_runs_every_registered_stage_in_order_with_gpu_stages_in_their_poo
     assert [s.name for s in stages if s.gpu] == ["embed", "pages"]
 
 
+def test_index_fans_shardable_stages_out_before_their_merge_in_the_same_pool(dagbag):
+    from transforms.registry import index_stages
+
+    index = dagbag.dags["lakerag_index"]
+    shardable = [s for s in index_stages() if s.shardable]
+    assert [s.name for s in shardable] == ["enrich", "embed", "graph"]
+    for stage in shardable:
+        plan, shards, merge = (index.get_task(f"{stage.name}{suffix}") for suffix in ("_plan", "_shards", ""))
+        assert plan.downstream_task_ids == {shards.task_id} and merge.task_id in shards.downstream_task_ids
+        assert shards.pool == merge.pool == ("lakerag_gpu" if stage.gpu else "default_pool")
+        assert merge.trigger_rule == "none_failed_min_one_success"  # no shards (all cached): still merges
+        assert type(shards).__name__.endswith("MappedOperator")
+
+
 def test_transform_renders_every_dbt_model_from_the_committed_manifest_one_task_at_a_time(dagbag):
     import json
 

@@ -6,7 +6,9 @@
 Every run rebuilds the graph from the cached extractions of the chunks that exist now, so an edited document
 is re-extracted (its chunks have new text) and a deleted one leaves no evidence: an entity or relationship
 with no evidence left disappears, and so do the communities and reports built on it. The six tables are
-published as one versioned folder behind ``tables/graph.json`` (``lakehouse.storage.publish_versioned``)."""
+published as one versioned folder behind ``tables/graph.json`` (``lakehouse.storage.publish_versioned``).
+The per-chunk extraction, the expensive step with an LLM, can fan out first: shards (``run_shard``) fill the
+extraction cache side by side, and ``run`` then finds every chunk cached."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import pyarrow.parquet as pq
 
 from graph_index.alias_file import alias_file_path, load_alias_file
 from graph_index.communities import build_graph, cluster, community_rows, fingerprint, restore_communities
-from graph_index.extraction_cache import extract_chunks, extractor_id
+from graph_index.extraction_cache import extract_chunks, extract_shard, extractor_id, missing_keys
 from graph_index.relations import build_tables
 from graph_index.reports import ReportInputs, write_reports
 from graph_index.resolution import ChunkInput, resolve
@@ -31,11 +33,36 @@ from lakehouse.ids import sha256_text
 from lakehouse.paths import LakePaths
 from lakehouse.runs import StageRecord
 from lakehouse.storage import publish_versioned, read_json, read_table, write_json
-from models.llm import client_from_settings
-from transforms.stages.base import Stage
+from models.llm import LLMClient, client_from_settings
+from transforms.stages.base import Sharding, Stage, shard_part
 from transforms.stages.context import RunContext
 
 log = logging.getLogger(__name__)
+
+
+def _chunks(ctx: RunContext) -> list[dict]:
+    return read_table(ctx.paths.table("chunks"), s.CHUNKS).select(
+        ["chunk_id", s.DOCUMENT_ID, "text", "title", s.ACCESS_GROUPS]).to_pylist()
+
+
+def _client(ctx: RunContext) -> LLMClient | None:
+    st = ctx.settings
+    return client_from_settings(st, ctx.paths.cache_dir(lp.LLM)) if st.graph.with_llm else None
+
+
+def missing(ctx: RunContext) -> list[str]:
+    """Keys of the chunks whose extraction is not cached yet (what shards split)."""
+    return missing_keys(_chunks(ctx), ctx.paths.cache_dir(lp.GRAPH), _client(ctx))
+
+
+def run_shard(ctx: RunContext, shard: int, shards: int) -> StageRecord:
+    """Extract one shard of the uncached chunks into the cache: no graph, no table, no compaction."""
+    record, started, client = StageRecord("graph", part=shard_part(shard, shards)), time.perf_counter(), _client(ctx)
+    stats = extract_shard(_chunks(ctx), ctx.paths.cache_dir(lp.GRAPH), client, shard, shards,
+                          ctx.settings.graph.llm_concurrency)
+    record.processed = stats["extracted"]
+    record.usage = {**(client.usage if client is not None else {}), "llm_errors": stats["llm_errors"]}
+    return record.finish(ctx.paths, ctx.run_id, started)
 
 
 def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
@@ -43,9 +70,7 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
     record, started, paths, st = StageRecord("graph"), time.perf_counter(), ctx.paths, ctx.settings
     options = st.graph
     log.info("workflow graph: started (run %s)", ctx.run_id)
-    chunks = read_table(paths.table("chunks"), s.CHUNKS).select(
-        ["chunk_id", s.DOCUMENT_ID, "text", "title", s.ACCESS_GROUPS]).to_pylist()
-    client = client_from_settings(st, paths.cache_dir(lp.LLM)) if options.with_llm else None
+    chunks, client = _chunks(ctx), _client(ctx)
     graphs, stats = extract_chunks(chunks, paths.cache_dir(lp.GRAPH), client, options.llm_concurrency)
     inputs = [ChunkInput(c["chunk_id"], c[s.DOCUMENT_ID], gr) for c, gr in zip(chunks, graphs, strict=True)]
     resolution = resolve(inputs, load_alias_file(alias_file_path(st)))
@@ -106,4 +131,4 @@ def caches(paths: LakePaths) -> list[Path]:
     return [paths.cache_dir(lp.GRAPH)]
 
 
-STAGE = Stage("graph", "index", run, caches=caches)
+STAGE = Stage("graph", "index", run, caches=caches, sharding=Sharding(missing, run_shard))
