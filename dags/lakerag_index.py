@@ -32,11 +32,10 @@ def lakerag_index() -> None:
     @task
     def resolve() -> str:
         """The committed run waiting to be indexed (skips when there is none)."""
-        from lakehouse.paths import LakePaths
         from lakehouse.settings import get_settings
-        from transforms.lifecycle import pending_index_run
+        from transforms.lifecycle import resolve_index_run
 
-        run_id = pending_index_run(LakePaths(get_settings().home))
+        run_id = resolve_index_run(get_settings())
         if run_id is None:
             raise AirflowSkipException("no committed run is waiting to be indexed")
         return run_id

@@ -30,11 +30,10 @@ def lakerag_publish() -> None:
     @task
     def candidate() -> str:
         """The newest snapshot with built marts that is not published yet (skips when there is none)."""
-        from lakehouse.paths import LakePaths
         from lakehouse.settings import get_settings
-        from serving.evaluation.publish import pending_candidate
+        from serving.evaluation.publish import candidate_of
 
-        snapshot_id = pending_candidate(LakePaths(get_settings().home))
+        snapshot_id = candidate_of(get_settings())
         if snapshot_id is None:
             raise AirflowSkipException("no built candidate snapshot newer than the published one")
         return snapshot_id

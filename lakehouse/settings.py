@@ -187,6 +187,8 @@ class ApiSettings(BaseSettings):
     workers: int = Field(1, ge=1, description="uvicorn worker processes (each holds the snapshot in memory).")
     blas_threads: int = Field(1, ge=1, description="BLAS threads per API process (requests run in parallel).")
     reload_interval: float = Field(2.0, gt=0, description="Seconds between checks of the published snapshot.")
+    store_poll_s: float = Field(5.0, gt=0, description="With LAKERAG_STORE: seconds between reads of the bucket's "
+                                "pointer; a new snapshot is copied to the local home, then served.")
     keys_file: Path | None = Field(None, description="YAML/JSON: API keys (or their sha256) -> access groups.")
     keys: SecretStr | None = Field(None, description="The same mapping as inline JSON; never logged.")
     trust_gateway: bool = Field(False, description="Take groups from a gateway header when a request has no key.")
@@ -284,6 +286,11 @@ class Settings(BaseSettings):
 
     home: Path = Field(REPO_ROOT / "var", description="Data root of the lakehouse (raw blobs, tables, runs).")
     source: Path = Field(SAMPLE_SOURCE, description="Folder whose documents are ingested.")
+    store: str | None = Field(
+        None, pattern=r"^s3://[^/]+(/.*)?$", description="An S3-protocol bucket, `s3://bucket/prefix`, that holds "
+        "the durable copy of every table, raw file, cache, snapshot and run record (endpoint and credentials from "
+        "AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_DEFAULT_REGION); LAKERAG_HOME is then the "
+        "local working copy. Unset: the local folder alone (docs/adr/0016).")
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
@@ -318,7 +325,7 @@ class Settings(BaseSettings):
     def replace(self, **changes: Any) -> Settings:
         """A validated copy with some settings changed, by flat name (``replace(embedding_model="minilm")``)."""
         sections = {name: getattr(self, name).model_dump() for name in self.SECTIONS}
-        merged: dict[str, Any] = {"home": self.home, "source": self.source}
+        merged: dict[str, Any] = {"home": self.home, "source": self.source, "store": self.store}
         for name, section in self.SECTIONS.items():
             prefix = _flat_prefix(section)
             merged.update({prefix + field: value for field, value in sections[name].items()})

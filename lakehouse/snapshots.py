@@ -13,10 +13,14 @@ import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lakehouse.errors import LakeragError
 from lakehouse.paths import LakePaths
 from lakehouse.storage import read_json, write_json
+
+if TYPE_CHECKING:
+    from lakehouse.objectstore import ObjectStore
 
 log = logging.getLogger(__name__)
 
@@ -106,13 +110,21 @@ def snapshot_tables(paths: LakePaths, snapshot_id: str | None = None) -> Path:
     return folder / "tables"
 
 
-def publish(paths: LakePaths, snapshot_id: str, keep: int = 5) -> None:
-    """Point CURRENT at ``snapshot_id`` (one atomic rename), then prune all but the newest ``keep``."""
+def publish(paths: LakePaths, snapshot_id: str, keep: int = 5, store: ObjectStore | None = None) -> None:
+    """Point CURRENT at ``snapshot_id`` (one atomic rename), then prune all but the newest ``keep``. With a
+    ``store``, the bucket's pointer moves first (snapshot objects, then a conditional PUT: ``lakehouse.mirror``);
+    a publisher that loses there raises ``PublishConflict`` and its CURRENT stays as it was."""
     if not (_root(paths) / snapshot_id / "manifest.json").exists():
         raise SnapshotError(f"snapshot {snapshot_id} not found under {_root(paths)}")
+    if store is not None:
+        from lakehouse import mirror  # deferred: boto3, only with LAKERAG_STORE
+
+        mirror.publish(store, paths, snapshot_id)
     write_json({"id": snapshot_id, "published_at": datetime.now(UTC).isoformat()}, _root(paths) / "CURRENT")
     log.info("published snapshot %s", snapshot_id)
     prune(paths, keep)
+    if store is not None:
+        mirror.push(store, paths)  # the pruned snapshots leave the bucket too
 
 
 def prune(paths: LakePaths, keep: int) -> list[str]:
@@ -125,8 +137,8 @@ def prune(paths: LakePaths, keep: int) -> list[str]:
     return doomed
 
 
-def rollback(paths: LakePaths, snapshot_id: str) -> None:
-    publish(paths, snapshot_id, keep=0)
+def rollback(paths: LakePaths, snapshot_id: str, store: ObjectStore | None = None) -> None:
+    publish(paths, snapshot_id, keep=0, store=store)
 
 
 def snapshot_dir(paths: LakePaths, snapshot_id: str) -> Path:

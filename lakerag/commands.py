@@ -24,8 +24,11 @@ def settings_of(args: argparse.Namespace) -> Settings:
 
 
 def indexed(args: argparse.Namespace) -> Settings:
-    """The settings of a command that reads the lakehouse: its home must exist."""
+    """The settings of a command that reads the lakehouse: its home must exist (with LAKERAG_STORE, the bucket
+    holds the lakehouse and the home is its local copy, made on first use)."""
     settings = settings_of(args)
+    if settings.store:
+        settings.home.mkdir(parents=True, exist_ok=True)
     a.existing_home(settings.home)
     return settings
 
@@ -107,15 +110,20 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshots(args: argparse.Namespace) -> int:
+    from lakehouse.mirror import pull
+    from lakehouse.objectstore import store_of
     from lakehouse.paths import LakePaths
     from lakehouse.snapshots import list_snapshots, rollback
 
-    paths = LakePaths(indexed(args).home)
+    settings = indexed(args)
+    paths, store = LakePaths(settings.home), store_of(settings)
+    if store is not None:  # the bucket's snapshots and pointer, before listing or moving it
+        pull(store, paths)
     if args.action == "rollback":
         if not args.id:
             print("lakerag: error: snapshots rollback needs a snapshot ID", file=sys.stderr)
             return 2
-        rollback(paths, args.id)
+        rollback(paths, args.id, store)
         print(f"published {args.id}")
         return 0
     snapshots = list_snapshots(paths)

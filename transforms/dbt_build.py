@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lakehouse.errors import LakeragError
+from lakehouse.mirror import synced
 from lakehouse.paths import LakePaths
 from lakehouse.settings import REPO_ROOT, Settings
 from lakehouse.snapshots import annotate, latest_id, snapshot_dir, snapshot_tables
@@ -80,6 +81,7 @@ def dbt_context(settings: Settings, snapshot_id: str, as_of: str | None = None) 
             "target": str(work)}
 
 
+@synced
 def prepare(settings: Settings, snapshot_id: str | None = None) -> dict | None:
     """The dbt context of the snapshot to build (the newest, unless given), with any half-written file from an
     earlier attempt removed; None when there is no snapshot or it is already built."""
@@ -155,6 +157,7 @@ def build_marts(settings: Settings, snapshot_id: str | None = None, as_of: str |
     return seal(settings, context["snapshot_id"])
 
 
+@synced
 def seal(settings: Settings, snapshot_id: str) -> dict:
     """Checkpoint the built DuckDB file, rename it to ``serving.duckdb`` and note the mart counts in the
     manifest. Idempotent."""

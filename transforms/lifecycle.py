@@ -5,6 +5,9 @@
              a shardable stage first fans out: plan_shards -> run_index_shard per shard -> run_index_stage
     then dbt (transforms.dbt_build) and the gate (serving.evaluation.publish) use that snapshot, never tables/.
 
+With ``LAKERAG_STORE`` set, each of these functions (each an Airflow task) pulls the bucket into the local home
+before it starts and pushes what it committed after (``lakehouse.mirror.synced``), so any worker can run it.
+
 Between a commit and its candidate snapshot the run is *pending*: a new ingest (or rebuild) must not commit
 then, or the snapshot would mix two runs' tables. State lives on disk: every step can be retried or rerun."""
 
@@ -16,6 +19,7 @@ import os
 
 from lakehouse import schemas as s
 from lakehouse.errors import LakeragError
+from lakehouse.mirror import synced
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from lakehouse.snapshots import list_snapshots
@@ -68,6 +72,13 @@ def pending_index_run(paths: LakePaths) -> str | None:
     return latest.name
 
 
+@synced
+def resolve_index_run(settings: Settings) -> str | None:
+    """``pending_index_run`` of the settings' home, after a pull (the index DAG's first task)."""
+    return pending_index_run(LakePaths(settings.home))
+
+
+@synced
 def begin_ingest(settings: Settings, run_id: str | None = None) -> dict:
     """Start (or resume an uncommitted) run and plan it; returns the run id, its batches and how many
     documents changed (noted before the commit, so a retried commit still knows)."""
@@ -94,6 +105,7 @@ def _count_changes(ctx: RunContext) -> int:
                or (row["action"] == "quarantined" and status.get(row[s.DOCUMENT_ID]) != s.STATUS_QUARANTINED))
 
 
+@synced
 def run_batch_stage(settings: Settings, run_id: str, stage: str, batch: int) -> int:
     chosen = registry.stage(stage)
     if not chosen.batched:
@@ -101,6 +113,7 @@ def run_batch_stage(settings: Settings, run_id: str, stage: str, batch: int) -> 
     return chosen.run(pipeline.start_run(settings, run_id), batch).processed
 
 
+@synced
 def check_extraction(settings: Settings, run_id: str) -> dict:
     """After every batch's extraction: the run's extracted and failed counts; raises
     ``extract.TooManyFailures`` when none could be extracted or too large a share failed."""
@@ -111,6 +124,7 @@ def has_changes(ctx: RunContext) -> bool:
     return read_json(ctx.paths.run_dir(ctx.run_id) / CHANGES)["changes"] > 0
 
 
+@synced
 def finish_ingest(settings: Settings, run_id: str, force: bool = False) -> dict:
     """Commit the run; with nothing changed (and no ``force``, as a rebuild has), record and close it: there
     is nothing to index. Idempotent."""
@@ -135,11 +149,13 @@ def _index_stage(stage: str) -> Stage:
     return chosen
 
 
+@synced
 def run_index_stage(settings: Settings, run_id: str, stage: str) -> int:
     """The whole stage; after its shards, the merge: it finds their work cached, writes the tables, compacts."""
     return _index_stage(stage).run(pipeline.start_run(settings, run_id), None).processed
 
 
+@synced
 def plan_shards(settings: Settings, run_id: str, stage: str) -> int:
     """How many shards a shardable index stage's missing work splits into for this run: one per
     ``LAKERAG_INDEX_SHARD_SIZE`` missing cache entries, at most ``LAKERAG_INDEX_MAX_SHARDS``; 0 when nothing is
@@ -152,6 +168,7 @@ def plan_shards(settings: Settings, run_id: str, stage: str) -> int:
     return min(orchestration.index_max_shards, math.ceil(todo / orchestration.index_shard_size))
 
 
+@synced
 def run_index_shard(settings: Settings, run_id: str, stage: str, shard: int, shards: int) -> int:
     """One shard of a stage: its missing cache entries computed and appended, no table written, nothing
     compacted (``run_index_stage`` is the merge that follows every shard); returns how many it computed."""
@@ -163,12 +180,14 @@ def run_index_shard(settings: Settings, run_id: str, stage: str, shard: int, sha
     return chosen.sharding.run(pipeline.start_run(settings, run_id), shard, shards).processed
 
 
+@synced
 def record(settings: Settings, run_id: str) -> dict:
     """The run record (idempotent: rewriting it replaces the same row of the runs table)."""
     rec = pipeline.record_run(pipeline.start_run(settings, run_id)).as_dict()
     return {k: rec[k] for k in ("run_id", "new", "changed", "moved", "deleted", "documents_active", "chunks")}
 
 
+@synced
 def freeze(settings: Settings, run_id: str) -> str:
     """Freeze the tables into an unpublished candidate snapshot with model ids and counts; returns its id.
     A retry after success returns the same snapshot."""

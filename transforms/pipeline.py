@@ -9,7 +9,9 @@ import logging
 from collections import Counter
 from datetime import UTC, datetime
 
+from lakehouse import mirror
 from lakehouse.erasures import refuse_if_erasing
+from lakehouse.objectstore import store_of
 from lakehouse.paths import LakePaths
 from lakehouse.runs import RunRecord, append_run, home_lock, load_stage_records, new_run_id, unfinished_run
 from lakehouse.settings import Settings
@@ -46,7 +48,14 @@ def _run_whole(ctx: RunContext, stage: Stage) -> None:
     """A stage that is not batched, reported as one step (stages with many items also report those)."""
     report(stage.name, 0, 1, STEP)
     stage.run(ctx, None)
+    _push(ctx)
     report(stage.name, 1, 1, STEP)
+
+
+def _push(ctx: RunContext) -> None:
+    """With ``LAKERAG_STORE``: what the stage committed goes to the bucket (``lakehouse.mirror``)."""
+    if (store := store_of(ctx.settings)) is not None:
+        mirror.push(store, ctx.paths)
 
 
 def record_run(ctx: RunContext) -> RunRecord:
@@ -92,6 +101,8 @@ def run_index(settings: Settings, progress: Reporter | None = None) -> RunRecord
     ``progress`` receives (stage, done, total, unit) as stages advance (default: log lines, see
     ``transforms.progress``)."""
     with home_lock(LakePaths(settings.home)), reporting(progress or LogProgress()):
+        if (store := store_of(settings)) is not None:  # start from the bucket's committed state
+            mirror.pull(store, LakePaths(settings.home))
         ctx = start_run(settings)
         if not commit.committed(ctx):  # a resumed run that already committed keeps its plan (and its counts)
             _run_whole(ctx, registry.stage("discover"))
@@ -114,3 +125,4 @@ def _run_batches(ctx: RunContext) -> None:
                 stage.run(ctx, batch)
             done += size
             report(stage.name, done, total, "documents")
+        _push(ctx)

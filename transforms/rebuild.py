@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 from lakehouse import paths as lp
 from lakehouse import schemas as s
 from lakehouse.errors import ConfigError
+from lakehouse.mirror import synced
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings
 from lakehouse.storage import read_table
@@ -79,6 +80,7 @@ def invalidate(settings: Settings, scope: RebuildScope) -> dict:
     return {"stages": stages, "removed": removed_paths}
 
 
+@synced
 def begin_rebuild(settings: Settings, scope: RebuildScope) -> dict:
     """Refuse while a run is pending, invalidate, then start and plan a run (like ``begin_ingest``)."""
     paths = LakePaths(settings.home)

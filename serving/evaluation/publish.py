@@ -14,6 +14,8 @@ import logging
 from collections import defaultdict
 from pathlib import Path
 
+from lakehouse.mirror import synced
+from lakehouse.objectstore import store_of
 from lakehouse.paths import LakePaths
 from lakehouse.settings import REPO_ROOT, Settings
 from lakehouse.snapshots import (
@@ -132,6 +134,7 @@ def _evaluation(settings: Settings, snapshot_id: str, questions: Path) -> dict:
     return evaluation
 
 
+@synced
 def evaluate_candidate(settings: Settings, snapshot_id: str) -> dict:
     """Evaluate the candidate and the published snapshot (stored scores are reused); returns both."""
     paths = LakePaths(settings.home)
@@ -152,6 +155,13 @@ def pending_candidate(paths: LakePaths) -> str | None:
     return newest if (snapshot_dir(paths, newest) / "serving.duckdb").exists() else None
 
 
+@synced
+def candidate_of(settings: Settings) -> str | None:
+    """``pending_candidate`` of the settings' home, after a pull (the publish DAG's first task)."""
+    return pending_candidate(LakePaths(settings.home))
+
+
+@synced
 def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | None = None) -> dict:
     """Evaluate the candidate (and the published snapshot when its stored scores are stale), compare them, and
     switch CURRENT only if no gated metric got worse by more than the tolerance, in a drop the test split can tell
@@ -177,5 +187,5 @@ def publish_candidate(settings: Settings, snapshot_id: str, tolerance: float | N
     log.info("%s", result.report())
     if not result.passed:
         raise GateRefused(result)
-    publish(paths, snapshot_id, keep=settings.orchestration.snapshot_keep)
+    publish(paths, snapshot_id, keep=settings.orchestration.snapshot_keep, store=store_of(settings))
     return {"snapshot_id": snapshot_id, "published": True, "gate": result.as_dict()}

@@ -31,6 +31,7 @@ from lakehouse.erasures import (
     save_inflight,
 )
 from lakehouse.errors import LakeragError
+from lakehouse.mirror import synced
 from lakehouse.paths import LakePaths
 from lakehouse.purge import Matcher, content_files, drop_matching_rows, drop_rows, redact_rows, remove
 from lakehouse.runs import home_lock
@@ -93,6 +94,7 @@ def _resumed(paths: LakePaths, kind: str, target_digest: str) -> ErasurePlan | N
     return ErasurePlan.from_json(earlier["plan"])
 
 
+@synced
 def plan_document(settings: Settings, document_id: str) -> ErasurePlan:
     paths = LakePaths(settings.home)
     if (resumed := _resumed(paths, "document", receipt_digest(paths, document_id))) is not None:
@@ -109,6 +111,7 @@ def plan_document(settings: Settings, document_id: str) -> ErasurePlan:
                        erased_hashes=hashes, paths=doc_paths, erased_paths=set(doc_paths))
 
 
+@synced
 def plan_subject(settings: Settings, subject: str) -> ErasurePlan:
     if not subject.strip():
         raise ErasureError("--subject needs a name, a CPF or an e-mail")
@@ -161,6 +164,7 @@ def _content(paths: LakePaths, plan: ErasurePlan, names: Matcher) -> Counter[str
     return removed
 
 
+@synced
 def erase(settings: Settings, plan: ErasurePlan, requested_by: str, request_id: str | None = None) -> dict:
     """Carry out ``plan``; returns the receipt (also appended to the erasure log).
 
@@ -228,6 +232,7 @@ def _carry_out(settings: Settings, plan: ErasurePlan, requested_by: str, request
     return receipt
 
 
+@synced
 def run_pending(settings: Settings) -> list[dict]:
     """Finish an erasure a crash interrupted, then carry out the erasures queued through the API, oldest first;
     each request is removed once done (the receipt names its id, never its target)."""

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from lakehouse import schemas as s
 from lakehouse.erasures import append_receipt
+from lakehouse.mirror import synced
 from lakehouse.paths import LakePaths
 from lakehouse.purge import Matcher, remove
 from lakehouse.runs import home_lock
@@ -122,6 +123,7 @@ def _old_runs(paths: LakePaths, cutoff: datetime, keep: set[str]) -> Counter[str
     return removed
 
 
+@synced
 def collect_garbage(settings: Settings, now: datetime | None = None, requested_by: str = "gc") -> dict:
     """Purge everything retired before now minus the retention; returns the receipt (also appended)."""
     started = time.perf_counter()

@@ -11,6 +11,7 @@ from collections import Counter
 import pyarrow.parquet as pq
 
 from lakehouse.graph_schemas import graph_dir
+from lakehouse.objectstore import store_of
 from lakehouse.runs import StageRecord, load_stage_records
 from lakehouse.snapshots import create_snapshot, publish
 from lakehouse.storage import read_json, write_json
@@ -53,7 +54,7 @@ def publish_run(ctx: RunContext) -> str:
         from transforms.dbt_build import build_marts  # deferred: dbt is heavy and optional on this path
 
         build_marts(ctx.settings, frozen)
-    publish(ctx.paths, frozen, keep=ctx.settings.orchestration.snapshot_keep)
+    publish(ctx.paths, frozen, keep=ctx.settings.orchestration.snapshot_keep, store=store_of(ctx.settings))
     return frozen
 
 

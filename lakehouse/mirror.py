@@ -1,0 +1,171 @@
+"""The local working copy and the bucket: ``pull`` before work, ``push`` after each commit, and publishing.
+
+Every process computes in its local ``LAKERAG_HOME``; the bucket (``lakehouse.objectstore``) is the durable,
+shared copy of ``raw/``, ``tables/``, ``cache/``, ``runs/`` and ``snapshots/``. What the two sides agreed on last
+is kept in ``$LAKERAG_HOME/.objectstore.json`` (path -> size, mtime, ETag), so:
+
+* ``pull`` downloads what the home lacks or holds with other bytes (the bucket wins: it holds what was
+  committed), and removes a local file it had synced that the bucket no longer holds (another machine's gc or
+  erasure); it then sets the local ``CURRENT`` to the bucket's pointer;
+* ``push`` uploads what the bucket lacks or holds with other bytes, and deletes from the bucket what it had synced
+  that the home no longer holds (this home's gc, erasure or snapshot pruning) -- never a file of the snapshot
+  the bucket's pointer names, nor anything it never saw (another publisher's snapshot objects);
+* ``publish`` pushes the snapshot's objects first, then moves the bucket's pointer with a conditional PUT on the
+  ETag read at the last pull: only then is the local ``CURRENT`` written.
+
+Hidden names (``.*``: temporary files, staging folders, the lock) are never synced."""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lakehouse.objectstore import MANAGED, POINTER, ObjectStore, store_of
+from lakehouse.paths import LakePaths
+from lakehouse.storage import read_json, write_json
+
+STATE, SYNC_LOCK = ".objectstore.json", ".objectstore.lock"
+_UNREAD = "unread"
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextmanager
+def _sync_lock(paths: LakePaths) -> Iterator[dict]:
+    """One sync at a time per home (tasks on one machine share it); yields the state, saved on exit."""
+    paths.home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(paths.home / SYNC_LOCK, os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        state_file = paths.home / STATE
+        state = read_json(state_file) if state_file.exists() else {"files": {}, "pointer_etag": _UNREAD}
+        yield state
+        write_json(state, state_file)
+    finally:
+        os.close(fd)
+
+
+def _local_files(paths: LakePaths) -> dict[str, Path]:
+    found = {}
+    for folder in MANAGED:
+        root = paths.home / folder
+        for path in root.rglob("*") if root.exists() else []:
+            rel = path.relative_to(paths.home).as_posix()
+            if path.is_file() and rel != POINTER and not any(p.startswith(".") for p in rel.split("/")):
+                found[rel] = path
+    return found
+
+
+def _etag(path: Path, known: list | None) -> str:
+    """The file's MD5 (an object's ETag), from the state when size and mtime are unchanged since the sync."""
+    stat = path.stat()
+    if known and known[0] == stat.st_size and known[1] == stat.st_mtime_ns:
+        return known[2]
+    digest = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _entry(path: Path, etag: str) -> list:
+    stat = path.stat()
+    return [stat.st_size, stat.st_mtime_ns, etag]
+
+
+def pull(store: ObjectStore, paths: LakePaths) -> Counter[str]:
+    """Bring the home up to the bucket (see the module's docstring); returns counts."""
+    counts: Counter[str] = Counter()
+    with _sync_lock(paths) as state:
+        known: dict[str, list] = state["files"]
+        remote = store.listing()
+        for rel, (_, etag) in sorted(remote.items()):
+            path = paths.home / rel
+            if rel == POINTER or any(p.startswith(".") for p in rel.split("/")):
+                continue
+            if not (path.exists() and _etag(path, known.get(rel)) == etag):
+                store.download(rel, path)
+                counts["downloaded"] += 1
+            known[rel] = _entry(path, etag)
+        for rel in [r for r in known if r not in remote]:
+            path = paths.home / rel
+            if path.exists() and _entry(path, known[rel][2]) == known[rel]:  # unchanged here since synced
+                path.unlink()
+                counts["removed"] += 1
+            known.pop(rel)
+        pointer = store.read_pointer()
+        state["pointer_etag"] = pointer.etag
+        current = paths.snapshots / "CURRENT"
+        if pointer.data is not None and (not current.exists() or read_json(current)["id"] != pointer.data["id"]):
+            write_json(pointer.data, current)
+    return counts
+
+
+def push(store: ObjectStore, paths: LakePaths) -> Counter[str]:
+    """Bring the bucket up to the home (see the module's docstring); returns counts."""
+    counts: Counter[str] = Counter()
+    with _sync_lock(paths) as state:
+        known: dict[str, list] = state["files"]
+        remote = store.listing()
+        local = _local_files(paths)
+        synced = {}
+        for rel, path in sorted(local.items()):
+            etag = _etag(path, known.get(rel))
+            if remote.get(rel, (None, None))[1] != etag:
+                etag = store.upload(path, rel)
+                counts["uploaded"] += 1
+            synced[rel] = _entry(path, etag)
+        served = store.read_pointer().data
+        needed = f"snapshots/{served['id']}/" if served else None
+        gone = [rel for rel in known if rel not in local and rel in remote
+                and not (needed and rel.startswith(needed))]
+        counts["deleted"] += store.delete(gone) if gone else 0
+        state["files"] = synced
+    return counts
+
+
+def publish(store: ObjectStore, paths: LakePaths, snapshot_id: str) -> None:
+    """Snapshot objects first, then the bucket's pointer by a conditional PUT on the ETag of the last pull
+    (read now when this home never pulled). Raises ``PublishConflict`` when another publisher won."""
+    push(store, paths)
+    with _sync_lock(paths) as state:
+        expected = state["pointer_etag"]
+        if expected == _UNREAD:
+            expected = store.read_pointer().etag
+        state["pointer_etag"] = store.swap_pointer(snapshot_id, expected).etag
+
+
+@contextmanager
+def mirrored(store: ObjectStore | None, paths: LakePaths) -> Iterator[None]:
+    """Pull before the body and push after it succeeds; nothing without a store, and nothing again inside an
+    enclosing ``mirrored`` of the same home (a command that calls another synced function)."""
+    key = str(paths.home)
+    if store is None or key in _ACTIVE:
+        yield
+        return
+    _ACTIVE.add(key)
+    try:
+        pull(store, paths)
+        yield
+        push(store, paths)
+    finally:
+        _ACTIVE.discard(key)
+
+
+_ACTIVE: set[str] = set()
+
+
+def synced(function: F) -> F:
+    """Decorate a function whose first argument is the Settings: with ``LAKERAG_STORE`` set, it runs between
+    a pull and a push (an Airflow task on any worker then starts from, and commits to, the bucket)."""
+    @functools.wraps(function)
+    def wrapper(settings: Any, *args: Any, **kwargs: Any) -> Any:
+        with mirrored(store_of(settings), LakePaths(settings.home)):
+            return function(settings, *args, **kwargs)
+    return wrapper  # type: ignore[return-value]
