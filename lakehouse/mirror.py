@@ -21,13 +21,15 @@ import fcntl
 import functools
 import hashlib
 import os
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lakehouse.objectstore import MANAGED, POINTER, ObjectStore, store_of
+from lakehouse.objectstore import MANAGED, POINTER, ObjectStore, StoreError, store_of
 from lakehouse.paths import LakePaths
 from lakehouse.storage import read_json, write_json
 
@@ -169,3 +171,28 @@ def synced(function: F) -> F:
         with mirrored(store_of(settings), LakePaths(settings.home)):
             return function(settings, *args, **kwargs)
     return wrapper  # type: ignore[return-value]
+
+
+def fetch_snapshot(store: ObjectStore, paths: LakePaths, snapshot_id: str) -> Path:
+    """A read-only local copy of one snapshot of the bucket (the API's): downloaded under a hidden name, then
+    renamed into ``snapshots/<id>/``, so it is complete or absent. Returns its folder."""
+    target = paths.snapshots / snapshot_id
+    if (target / "manifest.json").exists():
+        return target
+    rels = sorted(store.listing([f"snapshots/{snapshot_id}"]))
+    if f"snapshots/{snapshot_id}/manifest.json" not in rels:
+        raise StoreError(f"{store.url(f'snapshots/{snapshot_id}')}: no such snapshot (no manifest.json)")
+    paths.snapshots.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{snapshot_id}.", suffix=".tmp", dir=paths.snapshots))
+    try:
+        for rel in rels:
+            local = staging / rel.removeprefix(f"snapshots/{snapshot_id}/")
+            store.download(rel, local)
+            local.chmod(0o444)
+        os.replace(staging, target)
+    except OSError:
+        if not (target / "manifest.json").exists():  # not another process's copy, renamed in first
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target

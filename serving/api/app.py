@@ -13,12 +13,14 @@ from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from lakehouse import paths as lp
+from lakehouse.objectstore import store_of
 from lakehouse.paths import LakePaths
 from lakehouse.settings import Settings, get_settings
 from serving.answers import Access, AnswerService, Caller, SnapshotHolder
 from serving.answers.conversations import Conversations
 from serving.answers.generation import Generator
 from serving.api.admin import AdminController
+from serving.api.bucket import BucketFollower
 from serving.api.controllers import CatalogController, DocumentController, OpsController, QueryController
 from serving.api.errors import handle, require_json
 from serving.api.observability import Metrics, ObservedApp
@@ -59,11 +61,22 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
                             api.rewrite_with_llm, api.grade_correct_at, api.grade_with_llm,
                             generate_with_llm=api.generate_with_llm)
 
+    store = store_of(settings)
+    follower = BucketFollower(store, LakePaths(settings.home)) if store is not None else None
+
     def startup() -> None:
+        if follower is not None:  # the bucket's published snapshot, copied here before the first load
+            follower.sync_logged()
+            if watch:
+                follower.start(api.store_poll_s)
         if watch:
             holder.start(api.reload_interval)
         else:
             holder.refresh()
+
+    def shutdown() -> None:
+        if follower is not None:
+            follower.stop()
 
     openapi = OpenAPIConfig(
         title="lakerag", version="1", description=DESCRIPTION, path="/schema",
@@ -80,7 +93,7 @@ def create_app(settings: Settings | None = None, holder: SnapshotHolder | None =
         exception_handlers={Exception: handle},
         before_request=require_json,
         openapi_config=openapi,
-        on_startup=[startup], on_shutdown=[holder.stop, holder.encoder.close],
+        on_startup=[startup], on_shutdown=[shutdown, holder.stop, holder.encoder.close],
         state=State({"service": service, "access": access, "metrics": Metrics(), "api": api,
                      "home": settings.home}),
         logging_config=None,  # logging belongs to the process (``lakerag serve`` sets it up)
