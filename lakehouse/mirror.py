@@ -76,6 +76,14 @@ def _etag(path: Path, known: list | None) -> str:
     return digest.hexdigest()
 
 
+def _remove_empty(folder: Path, home: Path) -> None:
+    """Remove ``folder`` and its parents up to a managed folder while they are empty (a snapshot pruned elsewhere
+    leaves no empty ``snapshots/<id>/`` behind)."""
+    while folder.parent != home and folder.exists() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
+
+
 def _entry(path: Path, etag: str) -> list:
     stat = path.stat()
     return [stat.st_size, stat.st_mtime_ns, etag]
@@ -100,6 +108,7 @@ def pull(store: ObjectStore, paths: LakePaths) -> Counter[str]:
             if path.exists() and _entry(path, known[rel][2]) == known[rel]:  # unchanged here since synced
                 path.unlink()
                 counts["removed"] += 1
+                _remove_empty(path.parent, paths.home)
             known.pop(rel)
         pointer = store.read_pointer()
         state["pointer_etag"] = pointer.etag
