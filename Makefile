@@ -5,7 +5,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: setup demo index status test test-fast lint lock corpus bench clean airflow test-airflow dbt dbt-manifest compose-config \
-	llm llm-test llm-serve
+	llm llm-test llm-serve cluster-deps cluster-test cluster-bench
 
 setup: $(VENV)/.installed
 
@@ -77,6 +77,19 @@ airflow: setup  ## API server, scheduler, DAG processor and triggerer on 127.0.0
 test-airflow: setup  ## the chain under a real scheduler started as `make airflow` starts it (part of `make test`)
 	$(PY) -m pytest -q tests/dags/test_scheduler.py
 
+# Airflow beyond one machine, on this one (README, "Deployment"); never part of `make test` or CI. Installs
+# requirements-cluster.txt (the Celery provider, celery, redis, psycopg2, asyncpg; no locked version changes) and,
+# as root, Debian's redis-server when it is missing; PostgreSQL 15 comes from the machine (PG_BIN).
+cluster-deps: setup
+	$(VENV)/bin/uv pip install --python $(PY) -r requirements-cluster.txt -c requirements.lock
+	@command -v redis-server >/dev/null || apt-get install -y redis-server
+
+cluster-test: cluster-deps  ## the DAG chain on two Celery workers with PostgreSQL and Redis (scripts/cluster.sh)
+	$(PY) -m pytest -q -s -m cluster tests/test_cluster.py $(PYTEST_ARGS)
+
+cluster-bench: cluster-deps  ## the demo's indexing on one Celery worker, then two (benchmarks/cluster.py)
+	$(PY) benchmarks/cluster.py
+
 dbt: setup  ## build the serving marts (dbt) of the newest snapshot under $$LAKERAG_HOME
 	DBT_SEND_ANONYMOUS_USAGE_STATS=False $(PY) -m transforms.dbt_build
 
@@ -86,7 +99,8 @@ dbt-manifest: setup  ## refresh dbt_project/manifest/manifest.json (Cosmos rende
 # Validates the file's structure. With a .env (cp .env.example .env, then set every value) it is validated as it
 # will run; without one, placeholders stand in for the secrets (compose itself still refuses to start without them).
 COMPOSE_PLACEHOLDERS := POSTGRES_PASSWORD=$${POSTGRES_PASSWORD:-placeholder} \
-	AIRFLOW_JWT_SECRET=$${AIRFLOW_JWT_SECRET:-placeholder} AIRFLOW_FERNET_KEY=$${AIRFLOW_FERNET_KEY:-placeholder}
+	AIRFLOW_JWT_SECRET=$${AIRFLOW_JWT_SECRET:-placeholder} AIRFLOW_FERNET_KEY=$${AIRFLOW_FERNET_KEY:-placeholder} \
+	MINIO_ROOT_PASSWORD=$${MINIO_ROOT_PASSWORD:-placeholder}
 
 COMPOSE_NO_ENV := docker-compose.yml is valid (no .env: placeholder secrets stood in; cp .env.example .env \
 	and set them before docker compose up)

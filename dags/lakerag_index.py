@@ -9,7 +9,7 @@ and freezes the tables into an unpublished candidate snapshot: the `lakerag_cand
 * Fan-out: embed, the graph and LLM contexts plan shards (`<stage>_plan`: one per `LAKERAG_INDEX_SHARD_SIZE`
   missing cache entries, at most `LAKERAG_INDEX_MAX_SHARDS`); `<stage>_shards` fill disjoint shares of its cache;
   the stage task then merges (writes the table, compacts). A failed shard is retried alone; reruns redo nothing.
-* GPU-bound stages (`gpu=True`) and their shards use the `lakerag_gpu` pool; a stage updates `lakerag_<stage>`.
+* GPU stages and shards: pool `lakerag_gpu`, queue `LAKERAG_GPU_QUEUE` if set; a stage updates `lakerag_<stage>`.
 * Idempotent: rerunning a stage rewrites the same tables; `freeze` returns the same snapshot when retried.
 """
 
@@ -19,7 +19,7 @@ import pendulum
 from airflow.sdk import dag, task
 from airflow.sdk.exceptions import AirflowSkipException
 
-from lakerag.orchestration import CANDIDATE, CHUNKS, GPU_POOL, default_args, notify_failure, stage_asset
+from lakerag.orchestration import CANDIDATE, CHUNKS, default_args, notify_failure, placement, stage_asset
 from transforms.registry import index_stages
 
 DEFAULT_ARGS = default_args()
@@ -84,13 +84,13 @@ def lakerag_index() -> None:
 
     previous = run = resolve()
     for stage in index_stages():
-        pool = GPU_POOL if stage.gpu else "default_pool"
+        where = placement(stage.gpu)
         if stage.shardable:  # no shards (all cached) skips the mapped task, not the merge
             planned = plan.override(task_id=f"{stage.name}_plan")(run, stage.name)
-            previous = previous >> planned >> shard.override(task_id=f"{stage.name}_shards", pool=pool).partial(
+            previous = previous >> planned >> shard.override(task_id=f"{stage.name}_shards", **where).partial(
                 run=run, stage=stage.name, planned=planned).expand(shard=planned)
         previous = previous >> index_stage.override(
-            task_id=stage.name, pool=pool, outlets=[stage_asset(stage.name)],
+            task_id=stage.name, **where, outlets=[stage_asset(stage.name)],
             trigger_rule="none_failed_min_one_success" if stage.shardable else "all_success")(run, stage.name)
     previous >> record(run) >> freeze(run)
 

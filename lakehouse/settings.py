@@ -256,6 +256,9 @@ class OrchestrationSettings(BaseSettings):
         "shard tasks.")
     index_max_shards: int = Field(16, ge=1, description="Most shard tasks per stage and run, whatever the count of "
                                   "missing entries (bounds the mapped tasks and the models loaded side by side).")
+    gpu_queue: str | None = Field(None, description="Celery queue of the GPU-bound index stages and their shards "
+                                  "(embed, pages), served only by workers with an accelerator; unset: Airflow's "
+                                  "default queue. The DAG files read it at parse time (orchestration.placement).")
     dbt_threads: int = Field(1, ge=1, description="dbt threads (one writer per DuckDB file).")
     dbt_project_dir: Path | None = Field(None, description="dbt project folder (default: dbt_project/).")
     expiring_within_days: int = Field(30, ge=1, description="Window of the expiring_documents mart.")

@@ -1,10 +1,13 @@
-"""What the lakerag DAGs share: the assets that chain them, the GPU pool's name and their default task
-arguments. Top floor, beside the CLI: only the DAGs import it (it imports Airflow)."""
+"""What the lakerag DAGs share: the assets that chain them, where GPU-bound tasks run (pool and Celery queue),
+their default task arguments, and the hostname Celery workers report. Top floor, beside the CLI: only the DAGs
+import it (it imports Airflow)."""
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+import socket
 import urllib.request
 from datetime import timedelta
 from typing import Any
@@ -25,6 +28,24 @@ CHAIN_DAGS = ("lakerag_ingest", "lakerag_rebuild", "lakerag_index", "lakerag_tra
 def stage_asset(stage: str) -> Asset:
     """The lineage asset one index stage updates."""
     return Asset(f"lakerag_{stage}")
+
+
+def placement(gpu: bool) -> dict[str, str]:
+    """Where a stage's tasks run: GPU-bound stages in the `lakerag_gpu` pool and, when ``LAKERAG_GPU_QUEUE`` is
+    set (the CeleryExecutor: docker-compose.yml, scripts/cluster.sh), on that queue, which only the workers with
+    an accelerator serve. Read from the environment at parse time, as the ingest schedule is; unset keeps every
+    task on Airflow's default queue (the embedded default and `make airflow`)."""
+    if not gpu:
+        return {"pool": "default_pool"}
+    queue = os.environ.get("LAKERAG_GPU_QUEUE", "").strip()
+    return {"pool": GPU_POOL, **({"queue": queue} if queue else {})}
+
+
+def worker_hostname() -> str:
+    """Airflow's ``[core] hostname_callable`` for several Celery workers on one machine (scripts/cluster.sh):
+    ``LAKERAG_WORKER_NAME`` when set, so each worker's task instances record which worker ran them; otherwise
+    the fully qualified domain name, Airflow's own default."""
+    return os.environ.get("LAKERAG_WORKER_NAME", "").strip() or socket.getfqdn()
 
 
 def default_args(retries: int = 3, retry_delay: timedelta = timedelta(seconds=30),

@@ -7,6 +7,13 @@
 # The log server is not started (--skip-serve-logs: it would listen on every interface); with the local
 # executor the UI reads task logs from $AIRFLOW_HOME/logs. Ctrl-C (SIGINT) or SIGTERM stops every process it
 # started: SIGTERM to each group, SIGKILL to what is left after AIRFLOW_STOP_TIMEOUT seconds.
+#
+# With AIRFLOW__CORE__EXECUTOR=CeleryExecutor (scripts/cluster.sh sets it, with Redis and PostgreSQL), it also
+# starts one `airflow celery worker` per entry of AIRFLOW_CELERY_WORKERS ("NAME=QUEUE[,QUEUE...] ...", e.g.
+# "gpu=default,gpu cpu=default"), each with AIRFLOW_CELERY_CONCURRENCY (default 1) task slots, its own Celery
+# node name and LAKERAG_WORKER_NAME=NAME (what its task instances record as their hostname, through
+# lakerag.orchestration.worker_hostname). Workers skip the log server too: they share $AIRFLOW_HOME/logs here.
+# AIRFLOW_GPU_POOL_SLOTS (default 1) sizes the lakerag_gpu pool.
 set -uo pipefail
 
 VENV=${VENV:-.venv}
@@ -60,11 +67,15 @@ start() {  # setsid: a session and process group of its own, killed as a whole (
 }
 
 "$AIRFLOW" db migrate >/dev/null || exit 1
-"$AIRFLOW" pools set lakerag_gpu 1 "GPU-bound index stages" >/dev/null || exit 1
+"$AIRFLOW" pools set lakerag_gpu "${AIRFLOW_GPU_POOL_SLOTS:-1}" "GPU-bound index stages" >/dev/null || exit 1
 start api-server --host "$HOST" --port "$PORT"
 start scheduler --skip-serve-logs
 start dag-processor
 start triggerer --skip-serve-logs
+for worker in ${AIRFLOW_CELERY_WORKERS:-}; do  # NAME=QUEUES; LAKERAG_WORKER_NAME reaches its task processes
+    LAKERAG_WORKER_NAME=${worker%%=*} start celery worker --celery-hostname "${worker%%=*}@%h" \
+        --queues "${worker#*=}" --concurrency "${AIRFLOW_CELERY_CONCURRENCY:-1}" --skip-serve-logs
+done
 
 health="http://$HOST:$PORT/api/v2/monitor/health"
 deadline=$((SECONDS + READY_TIMEOUT))

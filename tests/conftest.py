@@ -25,21 +25,37 @@ os.environ.setdefault("LAKERAG_EMBEDDING_MODEL", "wordllama")
 
 def pytest_collection_modifyitems(config, items) -> None:
     """Tests marked ``llm`` start the real llama.cpp server: they run only under ``-m llm`` (make llm-test), and
-    only once ``make llm`` has installed it; otherwise each skips with one line saying which."""
-    from tests.fixtures.llama_server import NOT_INSTALLED, NOT_SELECTED
+    only once ``make llm`` has installed it; tests marked ``cluster`` start PostgreSQL, Redis and Celery workers:
+    they run only under ``-m cluster`` (make cluster-test), and only once its packages are installed. Otherwise
+    each skips with one line saying which."""
+    _skip_unless_selected(config, items, "llm", _llm_missing)
+    _skip_unless_selected(config, items, "cluster", _cluster_missing)
 
-    marked = [item for item in items if item.get_closest_marker("llm")]
+
+def _skip_unless_selected(config, items, marker: str, missing) -> None:
+    marked = [item for item in items if item.get_closest_marker(marker)]
     if not marked:
         return
-    if "llm" not in (config.getoption("markexpr") or ""):
-        reason = NOT_SELECTED
-    else:
-        from models.llm_server import installed
-
-        reason = None if installed() else NOT_INSTALLED
+    reason = missing(selected=marker in (config.getoption("markexpr") or ""))
     if reason:
         for item in marked:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def _llm_missing(selected: bool) -> str | None:
+    from tests.fixtures.llama_server import NOT_INSTALLED, NOT_SELECTED
+
+    if not selected:
+        return NOT_SELECTED
+    from models.llm_server import installed
+
+    return None if installed() else NOT_INSTALLED
+
+
+def _cluster_missing(selected: bool) -> str | None:
+    from tests.fixtures import cluster
+
+    return cluster.missing() if selected else cluster.NOT_SELECTED
 
 
 @pytest.fixture(scope="session")
