@@ -105,3 +105,19 @@ def tiny_colpali(tmp_path_factory) -> Path:
     from tests.fixtures.colpali import build_tiny_colpali
 
     return build_tiny_colpali(tmp_path_factory.mktemp("colpali") / "tiny-colpali")
+
+
+_LEAKABLE = ("LAKERAG_STORE", "AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")
+
+
+@pytest.fixture(autouse=True)
+def _no_bucket_leaks_into_the_next_test():
+    """A test that points this process at a bucket (``LAKERAG_STORE`` and the AWS variables) and forgets to
+    restore the environment fails here, and the next test starts from the local lakehouse again: every later
+    run would otherwise pull the bucket's tables into its fresh home."""
+    before = {key: os.environ.get(key) for key in _LEAKABLE}
+    yield
+    after = {key: os.environ.get(key) for key in _LEAKABLE}
+    for key, value in before.items():
+        os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+    assert after == before, f"the test left the environment pointing at a bucket: {after}"
