@@ -64,7 +64,7 @@ def shipped_embedders(size: dict, device: str) -> list[dict]:
         embedder.embed_passages([PASSAGE])  # warm-up
         texts = [f"{PASSAGE} ({i})" for i in range(size["passages"])]  # distinct: an engine may cache repeats
         seconds = _timed(lambda e=embedder, t=texts: e.embed_passages(t), device)
-        rows.append({"check": f"embed {name}", "items": size["passages"], "seconds": round(seconds, 4),
+        rows.append({"check": f"embed {name}", "items": size["passages"], "seconds": round(seconds, 6),
                      "rate": f"{size['passages'] / seconds:.1f} passages/s"})
     return rows
 
@@ -94,7 +94,7 @@ def bge_m3_shaped(size: dict, device: str) -> dict:
         model(input_ids=ids[:batch])  # warm-up
     seconds = _timed(run, device)
     return {"check": f"embed BGE-M3 shape ({size['m3_layers']} layers, random)", "items": size["passages"],
-            "seconds": round(seconds, 3), "rate": f"{size['passages'] / seconds:.1f} passages/s"}
+            "seconds": round(seconds, 6), "rate": f"{size['passages'] / seconds:.1f} passages/s"}
 
 
 def colpali_pages(size: dict, device: str) -> dict:
@@ -109,7 +109,7 @@ def colpali_pages(size: dict, device: str) -> dict:
     images = [Image.fromarray(rng.integers(0, 255, (842, 595, 3), dtype=np.uint8)) for _ in range(size["images"])]
     model.encode_pages(images[:1])  # warm-up
     seconds = _timed(lambda: model.encode_pages(images), device)
-    return {"check": "encode pages (tiny random ColPali)", "items": size["images"], "seconds": round(seconds, 3),
+    return {"check": "encode pages (tiny random ColPali)", "items": size["images"], "seconds": round(seconds, 6),
             "rate": f"{size['images'] / seconds:.1f} pages/s"}
 
 
@@ -140,7 +140,7 @@ def maxsim_pages(size: dict, device: str) -> dict:
             for q in qs:
                 maxsim(q, flat, offsets)
     seconds = _timed(run, device)
-    return {"check": f"MaxSim over {n:,} pages x {tokens} tokens", "items": queries, "seconds": round(seconds, 3),
+    return {"check": f"MaxSim over {n:,} pages x {tokens} tokens", "items": queries, "seconds": round(seconds, 6),
             "rate": f"{seconds * 1000 / queries:.1f} ms/query"}
 
 
@@ -166,7 +166,7 @@ def dense_search(size: dict, device: str) -> dict:
                 scores = vectors @ q
                 np.argpartition(-scores, 10)[:10]
     seconds = _timed(run, device)
-    return {"check": f"dense search over {n:,} chunks", "items": queries, "seconds": round(seconds, 3),
+    return {"check": f"dense search over {n:,} chunks", "items": queries, "seconds": round(seconds, 6),
             "rate": f"{seconds * 1000 / queries:.2f} ms/query"}
 
 
