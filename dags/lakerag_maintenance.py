@@ -35,12 +35,11 @@ def lakerag_maintenance() -> None:
     @task.sensor(poke_interval=30, timeout=timedelta(hours=6).total_seconds(), mode="reschedule", soft_fail=True)
     def idle(**context) -> PokeReturnValue:
         """Done when no lakerag DAG run and no lakehouse run is in progress."""
-        from lakehouse.paths import LakePaths
         from lakehouse.settings import get_settings
-        from transforms.purge.maintenance import busy_run
+        from transforms.purge.maintenance import busy
 
-        busy = running_chain_dags(context["ti"]) + [busy_run(LakePaths(get_settings().home))]
-        return PokeReturnValue(is_done=not any(busy), xcom_value=None)
+        running = running_chain_dags(context["ti"]) + [busy(get_settings())]
+        return PokeReturnValue(is_done=not any(running), xcom_value=None)
 
     @task
     def erase_pending() -> int:

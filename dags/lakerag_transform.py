@@ -10,6 +10,7 @@ snapshot through astronomer-cosmos: staging views over the snapshot's Parquet ta
 * dbt writes a new DuckDB file; `seal` moves it into the snapshot as `serving.duckdb` only after every test
   passed, so the API never opens a file being written. One dbt task at a time (`max_active_tasks=1`): DuckDB
   allows one writer per file.
+* With `LAKERAG_DBT_QUEUE` set, every task runs on that Celery queue (one worker: the DuckDB file is local).
 * A failing data test fails the run without retries (the data would break serving); `seal` then updates the
   `lakerag_serving` asset, which schedules `lakerag_publish`.
 """
@@ -22,10 +23,10 @@ from airflow.sdk.exceptions import AirflowSkipException
 from cosmos import DbtTaskGroup, ExecutionConfig, ProfileConfig, ProjectConfig, RenderConfig
 from cosmos.constants import ExecutionMode, InvocationMode, LoadMode, TestBehavior
 
-from lakerag.orchestration import CANDIDATE, SERVING, default_args, notify_failure
+from lakerag.orchestration import CANDIDATE, SERVING, dbt_placement, default_args, notify_failure
 from transforms.dbt_build import MANIFEST, PROJECT_DIR
 
-DEFAULT_ARGS = default_args(retries=2)
+DEFAULT_ARGS = default_args(retries=2) | dbt_placement()
 # A dbt task that ran and failed (a data test, a SQL error) fails the same way again: no retries for those.
 DBT_FAILURES_ARE_FINAL = ExceptionRetryPolicy(rules=[RetryRule(
     exception="cosmos.exceptions.CosmosDbtRunError", action=RetryAction.FAIL, reason="dbt test or SQL")])

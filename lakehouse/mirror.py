@@ -7,9 +7,12 @@ is kept in ``$LAKERAG_HOME/.objectstore.json`` (path -> size, mtime, ETag), so:
 * ``pull`` downloads what the home lacks or holds with other bytes (the bucket wins: it holds what was
   committed), and removes a local file it had synced that the bucket no longer holds (another machine's gc or
   erasure); it then sets the local ``CURRENT`` to the bucket's pointer;
-* ``push`` uploads what the bucket lacks or holds with other bytes, and deletes from the bucket what it had synced
-  that the home no longer holds (this home's gc, erasure or snapshot pruning) -- never a file of the snapshot
-  the bucket's pointer names, nor anything it never saw (another publisher's snapshot objects);
+* ``push`` uploads what changed here since the last sync (new, or other bytes than synced), and deletes from the
+  bucket what it had synced that the home no longer holds (this home's gc, erasure or snapshot pruning) -- never
+  a file of the snapshot the bucket's pointer names, nor anything it never saw (another publisher's snapshot
+  objects), nor an object another machine has replaced since. A file unchanged here that the bucket holds with
+  other bytes, or no longer holds, was replaced or removed by another machine since this one pulled (a task on
+  another worker): it is left alone, so a push never reverts another worker's commit or resurrects its deletion;
 * ``publish`` pushes the snapshot's objects first, then moves the bucket's pointer with a conditional PUT on the
   ETag read at the last pull: only then is the local ``CURRENT`` written.
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 import fcntl
 import functools
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
@@ -33,6 +37,7 @@ from lakehouse.objectstore import MANAGED, POINTER, ObjectStore, StoreError, sto
 from lakehouse.paths import LakePaths
 from lakehouse.storage import read_json, write_json
 
+log = logging.getLogger(__name__)
 STATE, SYNC_LOCK = ".objectstore.json", ".objectstore.lock"
 _UNREAD = "unread"
 F = TypeVar("F", bound=Callable[..., Any])
@@ -128,13 +133,18 @@ def push(store: ObjectStore, paths: LakePaths) -> Counter[str]:
         synced = {}
         for rel, path in sorted(local.items()):
             etag = _etag(path, known.get(rel))
-            if remote.get(rel, (None, None))[1] != etag:
-                etag = store.upload(path, rel)
+            there = remote.get(rel, (None, None))[1]
+            if there == etag:
+                synced[rel] = _entry(path, etag)
+            elif rel in known and known[rel][2] == etag:  # unchanged here: another machine replaced or removed it
+                synced[rel] = known[rel]  # left for the next pull, which brings the bucket's version
+                counts["newer_in_bucket"] += 1
+            else:
+                synced[rel] = _entry(path, store.upload(path, rel))
                 counts["uploaded"] += 1
-            synced[rel] = _entry(path, etag)
         served = store.read_pointer().data
         needed = f"snapshots/{served['id']}/" if served else None
-        gone = [rel for rel in known if rel not in local and rel in remote
+        gone = [rel for rel in known if rel not in local and remote.get(rel, (None, None))[1] == known[rel][2]
                 and not (needed and rel.startswith(needed))]
         counts["deleted"] += store.delete(gone) if gone else 0
         state["files"] = synced
@@ -162,9 +172,9 @@ def mirrored(store: ObjectStore | None, paths: LakePaths) -> Iterator[None]:
         return
     _ACTIVE.add(key)
     try:
-        pull(store, paths)
+        log.info("pulled %s into %s: %s", store.url(), paths.home, dict(pull(store, paths)))
         yield
-        push(store, paths)
+        log.info("pushed %s to %s: %s", paths.home, store.url(), dict(push(store, paths)))
     finally:
         _ACTIVE.discard(key)
 

@@ -259,6 +259,10 @@ class OrchestrationSettings(BaseSettings):
     gpu_queue: str | None = Field(None, description="Celery queue of the GPU-bound index stages and their shards "
                                   "(embed, pages), served only by workers with an accelerator; unset: Airflow's "
                                   "default queue. The DAG files read it at parse time (orchestration.placement).")
+    dbt_queue: str | None = Field(None, description="Celery queue of every lakerag_transform task, served by one "
+                                  "worker: its dbt tasks share a DuckDB file in that worker's home (needed when "
+                                  "workers have homes of their own, LAKERAG_STORE); unset: Airflow's default queue. "
+                                  "Read at parse time (orchestration.dbt_placement).")
     dbt_threads: int = Field(1, ge=1, description="dbt threads (one writer per DuckDB file).")
     dbt_project_dir: Path | None = Field(None, description="dbt project folder (default: dbt_project/).")
     expiring_within_days: int = Field(30, ge=1, description="Window of the expiring_documents mart.")

@@ -41,6 +41,16 @@ def placement(gpu: bool) -> dict[str, str]:
     return {"pool": GPU_POOL, **({"queue": queue} if queue else {})}
 
 
+def dbt_placement() -> dict[str, str]:
+    """Where `lakerag_transform` runs: when ``LAKERAG_DBT_QUEUE`` is set, every one of its tasks (locate, the dbt
+    models and tests, seal) goes to that Celery queue, which exactly one worker serves. The dbt tasks build one
+    local DuckDB file under that worker's home, from paths `locate` resolved there; with a LAKERAG_HOME per
+    machine (LAKERAG_STORE) they must all run where it is. Read at parse time, as ``LAKERAG_GPU_QUEUE`` is;
+    unset: Airflow's default queue (one machine, or workers sharing one home)."""
+    queue = os.environ.get("LAKERAG_DBT_QUEUE", "").strip()
+    return {"queue": queue} if queue else {}
+
+
 def worker_hostname() -> str:
     """Airflow's ``[core] hostname_callable`` for several Celery workers on one machine (scripts/cluster.sh):
     ``LAKERAG_WORKER_NAME`` when set, so each worker's task instances record which worker ran them; otherwise

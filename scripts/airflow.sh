@@ -13,6 +13,8 @@
 # "gpu=default,gpu cpu=default"), each with AIRFLOW_CELERY_CONCURRENCY (default 1) task slots, its own Celery
 # node name and LAKERAG_WORKER_NAME=NAME (what its task instances record as their hostname, through
 # lakerag.orchestration.worker_hostname). Workers skip the log server too: they share $AIRFLOW_HOME/logs here.
+# AIRFLOW_CELERY_WORKER_HOMES=DIR gives each worker a LAKERAG_HOME of its own, DIR/NAME, as separate machines have
+# (with LAKERAG_STORE set they then share nothing but the bucket); unset, every worker uses the caller's.
 # AIRFLOW_GPU_POOL_SLOTS (default 1) sizes the lakerag_gpu pool.
 set -uo pipefail
 
@@ -73,7 +75,9 @@ start scheduler --skip-serve-logs
 start dag-processor
 start triggerer --skip-serve-logs
 for worker in ${AIRFLOW_CELERY_WORKERS:-}; do  # NAME=QUEUES; LAKERAG_WORKER_NAME reaches its task processes
-    LAKERAG_WORKER_NAME=${worker%%=*} start celery worker --celery-hostname "${worker%%=*}@%h" \
+    name=${worker%%=*} home=${LAKERAG_HOME:-}
+    [[ -n ${AIRFLOW_CELERY_WORKER_HOMES:-} ]] && home=$AIRFLOW_CELERY_WORKER_HOMES/$name && mkdir -p "$home"
+    LAKERAG_WORKER_NAME=$name LAKERAG_HOME=$home start celery worker --celery-hostname "$name@%h" \
         --queues "${worker#*=}" --concurrency "${AIRFLOW_CELERY_CONCURRENCY:-1}" --skip-serve-logs
 done
 

@@ -3,7 +3,8 @@
 # tests/test_cluster.py, benchmarks/cluster.py): a fresh PostgreSQL cluster (the metadata database and Celery's
 # result backend) and redis-server (the broker) on free ports of 127.0.0.1, then scripts/airflow.sh with the
 # API server, scheduler, DAG processor, triggerer and the Celery workers of CLUSTER_WORKERS (default
-# "gpu=default,gpu cpu=default": two workers, one of them also serving the `gpu` queue).
+# "gpu=default,gpu cpu=default": two workers, one of them also serving the `gpu` queue). CLUSTER_WORKER_HOMES=DIR
+# gives each worker its own LAKERAG_HOME, DIR/NAME (machines that share nothing but LAKERAG_STORE's bucket).
 #
 # CLUSTER_DIR (required) holds redis's folder, the logs and cluster.env (the ports, the database URL and the
 # PIDs, written once the servers answer). PostgreSQL refuses to run as root: as root, its cluster lives in a
@@ -83,6 +84,7 @@ export AIRFLOW__CORE__HOSTNAME_CALLABLE=lakerag.orchestration.worker_hostname
 # every process signs and checks the execution API's tokens with the same secret
 export AIRFLOW__API_AUTH__JWT_SECRET=${AIRFLOW__API_AUTH__JWT_SECRET:-$("$PYTHON" -c "import secrets; print(secrets.token_hex(32))")}
 export AIRFLOW_CELERY_WORKERS=${CLUSTER_WORKERS:-gpu=default,gpu cpu=default}
+export AIRFLOW_CELERY_WORKER_HOMES=${CLUSTER_WORKER_HOMES:-}
 
 bash "$(dirname "$0")/airflow.sh" &
 AIRFLOW_PID=$!

@@ -194,3 +194,30 @@ def test_gc_and_erase_remove_from_the_bucket(s3, tmp_path) -> None:
     assert mentioning_files(fresh.home, text) == []  # no table, cache or snapshot in the bucket holds it
     served = snapshot_tables(fresh)
     assert erased["document_id"] not in pq.read_table(served / "documents.parquet")["document_id"].to_pylist()
+
+
+def test_a_push_never_reverts_or_resurrects_what_another_worker_committed_since_its_pull(s3, tmp_path) -> None:
+    """Two workers pull, one commits a new version of a file and deletes another; the other, which changed
+    neither, pushes its own work after: the bucket keeps the first worker's commit, and its next pull brings it."""
+    from lakehouse.mirror import push
+
+    store = ObjectStore(_bucket(s3, "lakerag-two-workers"))
+    one, two = LakePaths(tmp_path / "one"), LakePaths(tmp_path / "two")
+    for name, text in (("replaced", "v1"), ("removed", "old")):
+        (one.tables / f"{name}.json").parent.mkdir(parents=True, exist_ok=True)
+        (one.tables / f"{name}.json").write_text(text)
+    push(store, one)
+    pull(store, two)
+    (one.tables / "replaced.json").write_text("v2 from worker one")
+    (one.tables / "removed.json").unlink()
+    push(store, one)
+    (two.tables / "own.json").write_text("worker two's work")
+    counts = push(store, two)
+
+    assert counts["uploaded"] == 1 and counts["newer_in_bucket"] == 2 and counts["deleted"] == 0
+    assert set(store.listing(["tables"])) == {"tables/replaced.json", "tables/own.json"}
+    pull(store, two)
+    assert (two.tables / "replaced.json").read_text() == "v2 from worker one"
+    assert not (two.tables / "removed.json").exists() and (two.tables / "own.json").exists()
+    pull(store, one)
+    assert (one.tables / "own.json").read_text() == "worker two's work"

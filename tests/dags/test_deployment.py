@@ -31,9 +31,10 @@ def test_compose_runs_airflow_on_celery_with_two_workers_one_serving_the_gpu_que
         assert env["AIRFLOW__CORE__EXECUTOR"] == "CeleryExecutor", name
         assert env["AIRFLOW__CELERY__BROKER_URL"] == "redis://redis:6379/0", name
         assert env["LAKERAG_GPU_QUEUE"] == "gpu", name
+        assert env["LAKERAG_DBT_QUEUE"] == "dbt", name  # one worker builds the marts (a local DuckDB file)
     queues = {name: services[name]["command"][services[name]["command"].index("--queues") + 1]
               for name in airflow if "worker" in name}
-    assert queues == {"airflow-worker": "default", "airflow-worker-gpu": "default,gpu"}
+    assert queues == {"airflow-worker": "default", "airflow-worker-gpu": "default,gpu,dbt"}
     assert "lakerag_gpu" in " ".join(services["airflow-init"]["command"])
 
 

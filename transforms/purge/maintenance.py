@@ -9,6 +9,7 @@ import shutil
 from datetime import UTC, datetime
 
 from lakehouse import schemas as s
+from lakehouse.mirror import synced
 from lakehouse.paths import LakePaths
 from lakehouse.runs import new_run_id, unfinished_run
 from lakehouse.settings import Settings
@@ -24,6 +25,13 @@ log = logging.getLogger(__name__)
 def busy_run(paths: LakePaths) -> str | None:
     """The run in progress (started and not committed, or committed and not yet indexed), if any."""
     return unfinished_run(paths) or lifecycle.pending_index_run(paths)
+
+
+@synced
+def busy(settings: Settings) -> str | None:
+    """``busy_run`` of the settings' home, after a pull (the maintenance DAG's `idle` sensor): with
+    ``LAKERAG_STORE``, a worker that ran none of the chain's tasks sees the runs other workers started."""
+    return busy_run(LakePaths(settings.home))
 
 
 def discard_interrupted_maintenance(paths: LakePaths) -> int:
