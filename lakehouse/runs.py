@@ -63,6 +63,18 @@ class StageRecord:
         return self
 
 
+def keep_earlier_attempt(paths: LakePaths, run_id: str, stage: str, part: str) -> int:
+    """Before a part runs again under the same run (an Airflow retry, a cleared task), move its earlier record
+    aside to ``<stage>-<part>-attempt-<k>.json``, so that the run's totals add both executions' work instead of
+    the later one replacing it. Returns the attempt number the coming execution is (1 when it is the first)."""
+    target = paths.stage_record(run_id, stage, part)
+    earlier = sorted(target.parent.glob(f"{stage}-{part}-attempt-*.json")) if target.parent.exists() else []
+    if not target.exists():
+        return len(earlier) + 1
+    target.replace(paths.stage_record(run_id, stage, f"{part}-attempt-{len(earlier) + 1}"))
+    return len(earlier) + 2
+
+
 def load_stage_records(paths: LakePaths, run_id: str) -> list[StageRecord]:
     folder = paths.run_dir(run_id) / "stages"
     if not folder.exists():

@@ -16,17 +16,20 @@ from __future__ import annotations
 import logging
 import math
 import os
+import time
 
 from lakehouse import schemas as s
 from lakehouse.errors import LakeragError
 from lakehouse.mirror import synced
+from lakehouse.part_cache import shard_of
 from lakehouse.paths import LakePaths
+from lakehouse.runs import StageRecord, keep_earlier_attempt
 from lakehouse.settings import Settings
 from lakehouse.snapshots import list_snapshots
 from lakehouse.storage import read_json, read_table, write_json
 from transforms import pipeline, registry
 from transforms.stages import commit, extract, snapshot
-from transforms.stages.base import Stage
+from transforms.stages.base import Stage, shard_part
 from transforms.stages.context import RunContext
 
 log = logging.getLogger(__name__)
@@ -177,7 +180,22 @@ def run_index_shard(settings: Settings, run_id: str, stage: str, shard: int, sha
         raise ValueError(f"stage {stage!r} does not shard")
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} is not one of 0..{shards - 1}")
-    return chosen.sharding.run(pipeline.start_run(settings, run_id), shard, shards).processed
+    ctx, part = pipeline.start_run(settings, run_id), shard_part(shard, shards)
+    attempt = keep_earlier_attempt(ctx.paths, run_id, stage, part)
+    sharding = chosen.sharding
+    mine = {k for k in sharding.missing(ctx) if shard_of(k, shards) == shard} if sharding.counts else set()
+    started = time.perf_counter()
+    try:
+        return sharding.run(ctx, shard, shards).processed
+    except Exception as exc:
+        # what the attempt flushed before it failed stays cached and its retry skips it: count it here, or the
+        # run's totals would never hold it
+        left = {k for k in sharding.missing(ctx) if shard_of(k, shards) == shard} if sharding.counts else set()
+        error = f"{stage} {part}, attempt {attempt} (retried): {type(exc).__name__}: {exc}"
+        failed = StageRecord(stage, part=f"{part}-attempt-{attempt}", processed=len(mine - left), failed=1,
+                             errors=[error[:1000]])
+        failed.finish(ctx.paths, run_id, started)
+        raise
 
 
 @synced

@@ -14,6 +14,7 @@ from lakehouse.part_cache import shard_of
 from lakehouse.paths import LakePaths
 from lakehouse.runs import load_stage_records
 from lakehouse.settings import Settings
+from lakehouse.storage import read_json
 from tests.fixtures.corpora import write_corpus
 from transforms import lifecycle, registry
 from transforms.pipeline import start_run
@@ -123,6 +124,50 @@ def test_a_failed_shard_keeps_the_others_parts_and_a_rerun_computes_only_its_key
     assert [lifecycle.run_index_shard(settings, run_id, "embed", s, shards) for s in range(shards)] == [
         len(left) if s == 1 else 0 for s in range(shards)]
     assert lifecycle.run_index_stage(settings, run_id, "embed") == 0
+
+
+def test_a_retried_shard_adds_to_the_run_record_what_its_failed_attempt_flushed(tmp_path, source, monkeypatch):
+    """A shard that dies after flushing part of its vectors, retried, and every shard then cleared and rerun:
+    the run record still counts each text embedded once, and says which attempt failed and why."""
+    from models import embedding
+
+    settings = _settings(tmp_path, source)
+    run_id = _ingest(settings)
+    lifecycle.run_index_stage(settings, run_id, "enrich")
+    shards = lifecycle.plan_shards(settings, run_id, "embed")
+    missing = registry.stage("embed").sharding.missing(start_run(settings, run_id))
+    mine = [k for k in missing if shard_of(k, shards) == 0]
+    assert len(mine) >= 2
+    real, calls = embedding.load_embedder, []
+
+    class DiesOnSecondFlush:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def embed_passages(self, texts):
+            calls.append(len(texts))
+            if len(calls) == 2:
+                raise RuntimeError("worker lost")
+            return self.inner.embed_passages(texts)
+
+    monkeypatch.setattr("transforms.stages.embed.FLUSH_EVERY", 1)
+    monkeypatch.setattr("transforms.stages.embed.load_embedder", lambda *a, **k: DiesOnSecondFlush(real(*a, **k)))
+    with pytest.raises(RuntimeError, match="worker lost"):
+        lifecycle.run_index_shard(settings, run_id, "embed", 0, shards)
+    monkeypatch.setattr("transforms.stages.embed.load_embedder", real)
+    assert lifecycle.run_index_shard(settings, run_id, "embed", 0, shards) == len(mine) - 1  # the retry
+    for _ in range(2):  # the first run of the other shards, then all of them cleared and run again
+        for shard in range(shards):
+            lifecycle.run_index_shard(settings, run_id, "embed", shard, shards)
+    for stage in index_stages()[[s.name for s in index_stages()].index("embed"):]:
+        lifecycle.run_index_stage(settings, run_id, stage.name)
+    lifecycle.record(settings, run_id)
+    record = read_json(LakePaths(settings.home).run_dir(run_id) / "run.json")
+    assert record["embedded"] == len({r["embed_key"] for r in _tables(settings)["vectors"]})
+    failed = [r for r in load_stage_records(LakePaths(settings.home), run_id) if r.failed]
+    assert [(r.stage, r.part, r.processed) for r in failed] == [
+        ("embed", f"shard-0000-of-{shards:04d}-attempt-1", 1)]
+    assert any("attempt 1 (retried): RuntimeError: worker lost" in e for e in record["errors"])
 
 
 def test_enrich_shards_ask_the_llm_and_the_merge_writes_every_context_from_its_cache(tmp_path, source):

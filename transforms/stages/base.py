@@ -37,6 +37,7 @@ class Sharding:
 
     missing: Callable[[RunContext], list[str]]
     run: ShardRun
+    counts: bool = True  # a shard's record counts the entries it computed (enrich's merge counts its contexts)
 
 
 @dataclass(frozen=True)

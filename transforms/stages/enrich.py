@@ -95,4 +95,4 @@ def caches(paths: LakePaths) -> list[Path]:
     return [paths.table("contexts")]
 
 
-STAGE = Stage("enrich", "index", run, caches=caches, sharding=Sharding(missing, run_shard))
+STAGE = Stage("enrich", "index", run, caches=caches, sharding=Sharding(missing, run_shard, counts=False))
