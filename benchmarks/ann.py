@@ -243,12 +243,13 @@ def one_library(name: str, data: Data, args) -> list[dict]:
              **measured(data, lambda q, m, b, v: rescored(x, index.candidates(q, wanted, m, b), q))}]
     if name == "usearch-i8":  # the serving path itself: DenseMatrix with this graph, 100 candidates for fusion
         served = DenseMatrix(x, "int8", ann=AnnSearcher(index.ix, np.arange(len(x), dtype=np.uint64)))
-        for beam in args.served_beams:  # the fewest nodes the walk keeps (models.ann.EXPANSION_SEARCH)
-            ann_module.EXPANSION_SEARCH = beam
+        shipped = ann_module.EXPANSION_SEARCH, ann_module.EXPANSION_SEARCH_LARGE
+        for beam in args.served_beams:  # the fewest nodes the walk keeps, below and above models.ann.LARGE_ROWS
+            ann_module.EXPANSION_SEARCH = ann_module.EXPANSION_SEARCH_LARGE = beam
             label = "lakerag-ann-k100" if beam == 128 else f"lakerag-ann-k100-beam{beam}"
             rows.append({"library": label, **row,
                          **measured(data, lambda q, m, b, v: served.top(q, v, SERVED_K)[0][:K])})
-        ann_module.EXPANSION_SEARCH = 128
+        ann_module.EXPANSION_SEARCH, ann_module.EXPANSION_SEARCH_LARGE = shipped
     return rows
 
 
