@@ -27,7 +27,7 @@ from models.lexicon import lexicon
 from models.stopwords import ENGLISH, ENGLISH_MARKERS, NEGATIONS_OF, PORTUGUESE, PORTUGUESE_MARKERS
 
 __all__ = ["LANGUAGES", "MIN_SHARE", "analyze", "analyze_query", "detect_language", "language_shares",
-           "query_languages", "written_out"]
+           "query_languages", "synonyms", "written_out"]
 
 LANGUAGES = ("pt", "en")
 _STOPWORDS = {"pt": PORTUGUESE, "en": ENGLISH}
@@ -209,6 +209,25 @@ def written_out(question: str, language: str | None = None, fillers: bool = Fals
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, not {language!r}")
     return _written_out(question, language, fillers), language
+
+
+@cache
+def _synonym_stems(language: str) -> dict[str, tuple[str, ...]]:
+    """The lexicon's ``synonyms`` as index terms: a colloquial word's stem -> its synonyms' stems."""
+    out: dict[str, dict[str, None]] = {}
+    for word, others in lexicon(language).synonyms.items():
+        for stem in analyze(word, language):
+            out.setdefault(stem, {}).update(dict.fromkeys(t for w in others for t in analyze(w, language) if t != stem))
+    return {stem: tuple(alts) for stem, alts in out.items() if alts}
+
+
+def synonyms(terms: list[str] | tuple[str, ...], language: str) -> dict[str, tuple[str, ...]]:
+    """Of a question's index terms (``analyze_query``), those the lexicon gives synonyms for, with the
+    synonyms' index terms ("tir" -> retir, remov, revog, exclu); documents are never read through them."""
+    if language not in LANGUAGES:
+        return {}
+    known = _synonym_stems(language)
+    return {t: known[t] for t in terms if t in known}
 
 
 def analyze_query(question: str, language: str | None = None,

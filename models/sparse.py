@@ -29,7 +29,7 @@ import scipy.sparse as sp
 
 from lakehouse.errors import LakeragError
 from models import sparse_search
-from models.analysis import LANGUAGES, analyze_query, language_shares, query_languages
+from models.analysis import LANGUAGES, analyze_query, language_shares, query_languages, synonyms
 from models.sparse_search import query_columns
 
 __all__ = ["SparseIndex", "SparseIndexError", "build_sparse_index", "load_sparse_index", "save_sparse_index"]
@@ -71,8 +71,16 @@ class SparseIndex:
         return (self.analysed(query, language)[0],)
 
     def columns(self, query: str, language: str | None = None) -> np.ndarray:
-        """The query's distinct known terms as matrix columns, in the order every score is summed in."""
-        return query_columns(self.vocabulary, self.analysed(query, language)[1])
+        """The query's distinct known terms as matrix columns, in the order every score is summed in; a
+        colloquial term's synonyms that the index holds more often join it (``models.analysis.synonyms``)."""
+        language, terms = self.analysed(query, language)
+        extra = [a for t, alternatives in synonyms(terms, language).items() for a in alternatives
+                 if self._df(a) > self._df(t)]
+        return query_columns(self.vocabulary, [*terms, *extra])
+
+    def _df(self, term: str) -> int:
+        column = self.vocabulary.get(term)
+        return 0 if column is None else int(self.matrix.indptr[column + 1] - self.matrix.indptr[column])
 
     def scores(self, query: str, language: str | None = None) -> np.ndarray:
         """BM25 score of every chunk (float64, row order); 0 where no query term occurs."""

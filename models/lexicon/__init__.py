@@ -2,8 +2,9 @@
 ("pra", "qto", "vc"; "u", "pls") written out, and the filler words a question carries without content
 ("leva", "tenho", "me diz"; "tell", "need"), the words that ask a kind of fact ("prazo", "how much"), ask
 for a procedure ("o que devo") or open an ask ("qual", "which"), the words the language capitalises that are
-no proper names ("August", "Monday"), the month names and the words that introduce a level ("nível"). Only
-questions are read through them; documents are analysed as written.
+no proper names ("August", "Monday"), the month names, the words that introduce a level ("nível") and the
+words documents write for a colloquial one ("tirar" -> revogar, remover; ``synonyms``). Only questions are
+read through them; documents are analysed as written.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ class Lexicon:
     capitals: frozenset[str] = frozenset()  # folded words the language capitalises that name nothing (months)
     months: dict[str, int] = field(default_factory=dict)  # folded month name -> its number
     levels: tuple[str, ...] = ()  # folded words that introduce a level or grade ("nível III")
+    # folded colloquial word -> folded words the documents write for it ("tirar" -> retirar, remover, revogar)
+    synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @cache
@@ -46,6 +49,10 @@ def lexicon(language: str) -> Lexicon:
         raise ValueError(f"{name}: 'abbreviations' must map forms to words and 'fillers' be a string of words")
     if not isinstance(asks, dict) or not all(isinstance(v, list) for v in asks.values()):
         raise ValueError(f"{name}: 'asks' must map each kind of fact to a list of phrases")
+    synonyms = raw.get("synonyms") or {}
+    if not isinstance(synonyms, dict) or not all(isinstance(v, list) and v for v in synonyms.values()) or any(
+            len(str(w).split()) != 1 for k, v in synonyms.items() for w in [k, *v]):
+        raise ValueError(f"{name}: 'synonyms' must map each single word to a list of single words")
 
     def phrases(values: list) -> tuple[str, ...]:
         return tuple(fold(str(v).lower()) for v in values)
@@ -54,7 +61,8 @@ def lexicon(language: str) -> Lexicon:
                    phrases(raw.get("procedure") or []), phrases(raw.get("asking") or []),
                    frozenset(fold(str(raw.get("capitals") or "").lower()).split()),
                    {fold(str(k).lower()): int(v) for k, v in (raw.get("months") or {}).items()},
-                   phrases(raw.get("levels") or []))
+                   phrases(raw.get("levels") or []),
+                   {fold(str(k).lower()): phrases(v) for k, v in synonyms.items()})
 
 
 @cache

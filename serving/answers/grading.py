@@ -111,6 +111,8 @@ class Question:
     context: frozenset[str] = frozenset()  # terms only the situation around the ask holds (``focus``)
     covers: tuple[tuple[frozenset[str], re.Pattern], ...] = ()  # terms a strip stating the pattern covers (``COVERS``)
     resolved: dict[str, str | None] = field(default_factory=dict, compare=False)  # "kind": the quantity asked
+    synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)  # a term -> the terms that
+    # cover it too ("tir", from "tirar", -> revog, remov: ``Relevance.synonyms``)
 
     @property
     def asked(self) -> str | None:
@@ -182,7 +184,7 @@ def _prefixes(present: frozenset[str]) -> frozenset[str]:
 def held_terms(q: Question, present: frozenset[str]) -> frozenset[str]:
     """The question's terms among ``present``; a term of 5 or more characters also matches the terms it starts
     or that start it (the stemmer reads "prestar" as prest, "prestação" as prestaca)."""
-    out = {t for t in q.weights if t in present}
+    out = {t for t in q.weights if t in present or any(a in present for a in q.synonyms.get(t, ()))}
     missing = [t for t in q.weights if t not in out and len(t) >= PREFIX_MIN]
     short = [t for t in q.weights if t not in out and len(t) < PREFIX_MIN]
     if missing or short:

@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from lakehouse.text import fold
-from models.analysis import LANGUAGES, analyze, analyze_query
+from models.analysis import LANGUAGES, analyze, analyze_query, synonyms
 from models.lexicon import lexicon
 from serving.answers.focus import asking_segments
 from serving.search.index import SearchIndex
@@ -92,9 +92,22 @@ class Relevance:
         letter too many, too few, wrong or swapped) from a term of the index is read as that term
         (``spelled``)."""
         out: dict[str, float] = {}
+        alternatives = self.synonyms(question, language)
         for t in dict.fromkeys(analyze_query(question, language)):
-            t = self.spelled(t)
-            out.setdefault(t, math.log(1 + (self.n - self._df(t) + 0.5) / (self._df(t) + 0.5)))
+            t = t if t in alternatives else self.spelled(t)
+            # a colloquial word the documents rarely write weighs what the rarest word they write for it weighs
+            df = min(map(self._df, alternatives[t])) if t in alternatives else self._df(t)
+            out.setdefault(t, math.log(1 + (self.n - df + 0.5) / (df + 0.5)))
+        return out
+
+    def synonyms(self, question: str, language: str) -> dict[str, tuple[str, ...]]:
+        """The question's terms that have synonyms in the lexicon the index holds more often than the term
+        itself, with those synonyms (``models.analysis.synonyms``): "tir" (tirar) -> revog, remov."""
+        out = {}
+        for t, alternatives in synonyms(analyze_query(question, language), language).items():
+            kept = tuple(a for a in alternatives if self._df(a) > self._df(t))
+            if kept:
+                out[t] = kept
         return out
 
     def spelled(self, term: str) -> str:

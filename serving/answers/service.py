@@ -122,7 +122,9 @@ class AnswerService:
         retrieved.timings["embed_ms"] = embed_ms
         weights = engine.relevance.weights(question, language)
         q = grading.Question.of(question, language, weights, vector, engine.relevance.spelled)
-        q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights if engine.relevance.df(t) == 0))
+        alternatives = engine.relevance.synonyms(question, language)
+        q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights
+                                    if engine.relevance.df(t) == 0 and t not in alternatives), synonyms=alternatives)
         correct_at, ambiguous_at = self.thresholds(engine)
         grades = grading.grade_evidence(engine, q, retrieved, correct_at, ambiguous_at)
         # the documents the question names by code answer it (``refine.add_coded``); not in agentic, whose

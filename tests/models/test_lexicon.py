@@ -45,3 +45,29 @@ def test_the_glossary_is_a_data_file_of_pairs() -> None:
 
     pairs = glossary()
     assert ("contrato", "contract") in pairs and all(pt and en for pt, en in pairs)
+
+
+def test_a_colloquial_word_has_the_terms_the_documents_write_for_it() -> None:
+    from models.analysis import synonyms
+
+    terms = analyze_query("em qto tempo tem q tirar os acessos de quem foi demitido?", "pt")
+    found = synonyms(terms, "pt")
+    assert set(analyze("revogar remover", "pt")) <= set(found[analyze("tirar", "pt")[0]])
+    assert set(analyze("desligado", "pt")) <= set(found[analyze("demitido", "pt")[0]])
+    assert "acess" not in found  # a word documents write already has none
+    assert synonyms(analyze_query("who do I tell when my laptop is hacked?", "en"), "en")
+
+
+def test_synonyms_must_be_single_words(tmp_path, monkeypatch) -> None:
+    import pytest
+
+    from models import lexicon as module
+
+    (tmp_path / "pt.yaml").write_text("synonyms:\n  home office: [teletrabalho]\n", encoding="utf-8")
+    monkeypatch.setattr(module.resources, "files", lambda _package: tmp_path)
+    module.lexicon.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="pt.yaml: 'synonyms'"):
+            module.lexicon("pt")
+    finally:
+        module.lexicon.cache_clear()

@@ -156,3 +156,13 @@ def test_top_k_ranks_like_scoring_every_row() -> None:
                 assert got.tolist() == want.tolist(), (query, k)
                 assert np.array_equal(values, full[want])
                 assert np.array_equal(index.scores_at(query, want), full[want])
+
+
+def test_a_colloquial_word_searches_with_the_word_the_documents_write(index: SparseIndex) -> None:
+    """"trocaram" (trocar) finds the passage that says "substituído"; a word the index holds more often than
+    its synonyms is not widened to them."""
+    assert _top(index, "qual equipamento foi trocado?", language="pt")[0] == "ax2"
+    texts = {"a": "O fornecedor deve substituir o equipamento.", "b": "O fornecedor pode trocar o filtro.",
+             "c": "A equipe deve trocar a senha."}
+    plain = build_sparse_index(list(texts), [analyze(t) for t in texts.values()])
+    assert sorted(list(texts)[row] for row, _ in plain.search("trocar", language="pt")) == ["b", "c"]

@@ -140,3 +140,20 @@ def test_which_quantity_a_value_asks_is_read_from_the_evidence_about_the_questio
     rpo = _q("Quais os valores de RPO e RTO do PEP Vita?")
     rpo.resolve_kind([backup])
     assert rpo.asked == "deadline"
+
+
+def test_a_colloquial_word_is_covered_by_the_word_the_passage_writes_for_it():
+    """ "tirar os acessos" is what "revogar os acessos" says: the rule is a strip that misses nothing."""
+    from dataclasses import replace
+
+    from models.analysis import analyze_query, synonyms
+
+    text = ("5.1 No desligamento, o RH registra a data de saída. Todos os acessos lógicos devem ser revogados em até "
+            "4 horas após o registro.")
+    question = "em qto tempo tem q tirar os acessos de quem foi desligado?"
+    q = Question.of(question, "pt", dict.fromkeys(analyze_query(question, "pt"), 1.0))
+    plain = grade(q, text, "Revogação de acessos", dense=0.6)
+    assert "tirar" in plain.missing
+    widened = grade(replace(q, synonyms=synonyms(list(q.weights), "pt")), text, "Revogação de acessos", dense=0.6)
+    assert "tirar" not in widened.missing and widened.score > plain.score
+    assert any("4 horas" in s.text for s in widened.strips)

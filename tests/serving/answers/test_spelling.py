@@ -20,3 +20,16 @@ def test_a_mistyped_key_term_is_read_as_the_term_the_index_holds(indexed):
     # a term the index holds, a code, a number and a short word are read as typed
     for kept in (right, "ct-2024-9999", "20249", "cripx"):
         assert relevance.spelled(kept) == kept
+
+
+def test_a_colloquial_word_weighs_what_the_word_the_index_writes_weighs(indexed):
+    """ "avisar" (colloquial) is what the corpus writes "notificar": it is read with it and weighs as it does."""
+    _, retriever = indexed
+    relevance = Relevance(retriever.index)
+    avisar, notificar = analyze("avisar", "pt")[0], analyze("notificar", "pt")[0]
+    assert relevance.df(avisar) == 0 < relevance.df(notificar)
+    question = "em qto tempo o fornecedor tem q avisar um incidente?"
+    assert notificar in relevance.synonyms(question, "pt")[avisar]
+    assert relevance.weights(question, "pt")[avisar] == relevance.weights("notificar", "pt")[notificar]
+    # a word the index holds at least as often as its synonyms keeps its own weight and has none
+    assert relevance.synonyms("em qto tempo o fornecedor deve notificar um incidente?", "pt") == {}
