@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +70,8 @@ def collect(home: Path, cases: list[dict], embedding_model: str | None,
         groups = frozenset(case.get("groups") or ()) | {"public"}
         retrieved = modes.retrieve("basic", modes.ModeRequest(engine, case["question"], groups, vector=vector))
         q = grading.Question.of(case["question"], language, engine.relevance.weights(case["question"], language),
-                                vector)
+                                vector, engine.relevance.spelled)
+        q = replace(q, synonyms=engine.relevance.synonyms(case["question"], language))  # as the service reads it
         relevant = set(case.get("relevant_document_ids") or ())
         q.resolve_kind(retrieved.evidence)
         started = time.perf_counter()

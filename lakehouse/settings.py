@@ -195,7 +195,7 @@ class ApiSettings(BaseSettings):
     gateway_header: str = Field("X-Lakerag-Groups", description="The gateway's groups header.")
     min_relevance: float = Field(0.50, ge=0, le=1, description="Evidence graded below this score is incorrect; "
                                  "the answer is refused when no item reaches it (fitted on the labelled questions).")
-    grade_correct_at: float = Field(0.58, ge=0, le=1, description="Evidence graded at or above this score is "
+    grade_correct_at: float = Field(0.52, ge=0, le=1, description="Evidence graded at or above this score is "
                                     "correct; between min_relevance and it, ambiguous (the answer is partial).")
     grade_with_llm: bool = Field(True, description="With an LLM configured, it re-grades the evidence the "
                                  "deterministic grade kept (JSON verdict per passage, cached by request hash).")

@@ -50,7 +50,8 @@ def open_service(settings: Settings) -> AnswerService:
     holder.refresh()
     holder.require()
     return AnswerService(holder, settings.api.min_relevance, rewrite_with_llm=settings.api.rewrite_with_llm,
-                         grade_with_llm=settings.api.grade_with_llm, generate_with_llm=settings.api.generate_with_llm)
+                         correct_at=settings.api.grade_correct_at, grade_with_llm=settings.api.grade_with_llm,
+                         generate_with_llm=settings.api.generate_with_llm)
 
 
 def first_documents(answer: Answer, k: int = 5) -> list[str]:

@@ -62,3 +62,20 @@ def test_the_snapshot_records_the_weight_the_answer_service_and_eval_then_use(tm
     assert result["default"] == "plain/calibrated-0.7" and "plain/calibrated-0.7" in result["configs"]
     assert open_service(vsettings).holder.require().config.dense_weight == 0.7
     assert evaluate_modes(folder, _settings(), work, PipelineIndexer(), ("basic",))["dense_weight"] == 0.7
+
+
+def test_the_evaluation_grades_with_the_thresholds_the_api_serves(tmp_path, monkeypatch):
+    """`eval --answers` measures the answers the API gives: the same refusal and correct thresholds, read from
+    the same settings, whose defaults are the ones fitted on dev (``grading.CORRECT_AT``)."""
+    from lakehouse.settings import Settings
+    from serving.answers import grading
+    from serving.answers.reloader import SnapshotHolder
+    from serving.evaluation.answers import open_service
+
+    assert Settings().api.grade_correct_at == grading.CORRECT_AT
+    monkeypatch.setattr(SnapshotHolder, "refresh", lambda self: None)
+    monkeypatch.setattr(SnapshotHolder, "require", lambda self: None)
+    monkeypatch.setenv("LAKERAG_API_GRADE_CORRECT_AT", "0.61")
+    monkeypatch.setenv("LAKERAG_API_MIN_RELEVANCE", "0.44")
+    service = open_service(Settings(home=tmp_path / "home"))
+    assert (service.correct_at, service.min_relevance) == (0.61, 0.44)
