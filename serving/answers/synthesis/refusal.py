@@ -9,9 +9,11 @@ thresholds are fitted on the dev split and its rewordings, near misses included 
 --what fit-refusal``, 441 dev questions, key-fact judge: at 0.4 for both pools wrong 0.200 -> 0.104,
 unanswerable declined 0.646 -> 0.818, correct 0.379 -> 0.311, answerable declined 0.246 -> 0.436; a second
 trigger on the rarest term being uncovered lost on dev and was removed). A second measure needs no threshold:
-a month or a level the question pins its fact to ("em setembro de 2025", "nível III") that the pool's passages
-state only with other values (``constraints``). A near miss whose every word the
-evidence holds (a level III salary band beside levels I and II) is beyond this measure: grading must see it."""
+a month or a level the question pins its fact to ("em setembro de 2025", "nível III") that what an answer would
+quote (the pool's strips within ``KEEP_SHARE`` of the best) states only with other values (``constraints``; read
+over whole passages, a next meeting's date in September let August's count answer a question about September).
+A near miss whose every word the evidence holds (a level III salary band beside levels I and II) is beyond this
+measure: grading must see it."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from serving.answers import constraints
 from serving.answers.compose import Draft
 from serving.answers.grading import AMBIGUOUS, CORRECT
-from serving.answers.refine import Request
+from serving.answers.refine import KEEP_SHARE, Request
 from serving.answers.wording import not_found
 
 # fitted on dev: the uncovered share at which a pool of correct / of ambiguous items is a near miss
@@ -54,10 +56,18 @@ class NearMiss:
     def applies(self, req: Request, pool: list[int]) -> bool:
         if not pool:
             return False
-        if self.pinned and constraints.mismatched(req.q.text, [req.item(n).text for n in pool]):
+        if self.pinned and constraints.mismatched(req.q.text, quoted(req, pool)):
             return True
         limit = self.correct_at if req.grades[pool[0]].grade == CORRECT else self.partial_at
         return uncovered(req, pool) >= limit
+
+
+def quoted(req: Request, pool: list[int]) -> list[str]:
+    """What an answer from ``pool`` would quote: its strips within ``KEEP_SHARE`` of the best (the composer's
+    floor), else its passages. A table that lists level III for another job does not state the asked job's."""
+    strips = [s for n in pool for s in req.grades[n].strips]
+    best = max((s.score for s in strips), default=0.0)
+    return [s.text for s in strips if s.score >= KEEP_SHARE * best] or [req.item(n).text for n in pool]
 
 
 def pool_of(req: Request) -> list[int]:

@@ -107,3 +107,18 @@ def test_a_question_of_two_parts_answered_by_two_items_is_not_a_near_miss():
                                AMBIGUOUS, 0.55)})
     assert evidence.request is not None and evidence.request.q.parts
     assert synthesis.build("rules").draft(evidence).status != "not_found"
+
+
+def test_a_month_stated_only_beside_what_would_be_quoted_does_not_answer_the_pinned_question():
+    """The minutes state 3 cases for August; September appears in the same passage only as the next meeting's
+    date. The question pinned to September 2025 gets the refusal, not August's count."""
+    minutes = ("Foram identificados 3 casos de colonização por KPC na UTI adulto entre 12 e 26 de agosto. "
+               "A próxima reunião da comissão ocorre em 15 de setembro de 2025.")
+    question = "Quantos casos de colonização por KPC foram identificados na UTI adulto em setembro de 2025?"
+    evidence = _graded(question, {1: ("Ata da CCIH", minutes, CORRECT, 0.8)})
+    assert synthesis.refusal.quoted(evidence.request, [1]) == [split_units(minutes)[0]]
+    draft = synthesis.build("rules").draft(evidence)
+    assert draft.status == "not_found" and "3 casos" not in draft.text
+    # asked for August, the same passage answers
+    assert synthesis.build("rules").draft(_graded(question.replace("setembro", "agosto"),
+                                                  {1: ("Ata da CCIH", minutes, CORRECT, 0.8)})).status == "answered"
