@@ -126,3 +126,20 @@ def test_auto_precision_scans_small_indexes_exactly_and_large_ones_in_int8(monke
     assert dense.DenseMatrix(rows[:39], "auto").exact
     large = dense.DenseMatrix(rows, "auto")
     assert large.precision == "int8" and not large.exact and large.memory()["scan_bytes"] > 0
+
+
+def test_int8_codes_are_the_same_whether_quantised_whole_or_in_blocks():
+    """The scan's int8 copy is built a block of rows at a time (its temporaries stay small at millions of rows);
+    every block size gives the codes and scales of quantising the whole matrix at once."""
+    from serving.search import kernels
+
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((1000, 64), dtype=np.float32)
+    vectors[5] = 0.0  # a row of zeros keeps zero codes
+    whole = kernels.quantise_rows(vectors, block=len(vectors))
+    for block in (1, 7, 256):
+        codes, scales = kernels.quantise_rows(vectors, block=block)
+        assert codes.dtype == np.int8 and scales.dtype == np.float32
+        assert np.array_equal(codes, whole[0]) and np.array_equal(scales, whole[1])
+    assert not whole[0][5].any()
+    assert np.abs(whole[0].astype(np.float32) * whole[1][:, None] - vectors).max() <= whole[1].max() / 2 + 1e-7
