@@ -1,8 +1,9 @@
 """Approximate nearest-neighbour indexes against today's int8 scan, at 100k and 1M (optionally 5M) chunks on
 this machine: usearch (HNSW over f16 or i8 codes, cosine: the vectors are normalised), faiss-cpu (HNSW over
 float32 or 8-bit scalar codes, IVF-flat, IVF-PQ) and hnswlib, each with its candidates rescored exactly in
-float32, and the serving path itself (``lakerag-ann-k100``: ``DenseMatrix`` over the usearch-i8 graph asked for
-the 100 candidates the hybrid search fuses, its top 10 scored).
+float32, and the serving path itself (``lakerag-ann``: the ``ann`` stage's index, faiss's inverted file over
+8-bit codes built by ``models.ann.build``, under ``DenseMatrix`` asked for the 100 candidates the hybrid search
+fuses, its top 10 scored; ``--served-probes`` tries other probe counts).
 
 Vectors. Real multilingual-e5-small passage vectors (``--vectors``: a ``vectors.parquet`` or a folder of
 ``cache/vectors/<model>`` parts; else the first ``--encode`` BEIR SciFact passages are encoded once) are the
@@ -20,7 +21,7 @@ one that hides 10%.
 
     nice -n 10 .venv/bin/python benchmarks/ann.py --vectors PATH [--sizes 100000 1000000] [--libs ...]
 
-usearch is in requirements.lock; the peers are not (``uv pip install faiss-cpu==1.15.1 hnswlib==0.8.0``): a
+faiss-cpu is in requirements.lock; the peers are not (``uv pip install usearch==2.26.6 hnswlib==0.8.0``): a
 library that is not installed is skipped with a note.
 
 Writes ``benchmarks/results/ann.json`` and prints a table; the ``crossover`` entry is the smallest measured size
@@ -48,7 +49,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import peak_rss_mb, print_table, save  # noqa: E402
 
 from models import ann as ann_module  # noqa: E402
-from models.ann import AnnSearcher  # noqa: E402
 from models.embedding import load_embedder  # noqa: E402
 from serving.search import kernels  # noqa: E402
 from serving.search.dense import DenseMatrix, best  # noqa: E402
@@ -57,7 +57,7 @@ from serving.search.masks import Visible  # noqa: E402
 SCIFACT = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "beir-scifact"
 K = 10
 SERVED_K = 100  # dense candidates the hybrid search asks for (IndexSettings.candidates)
-LIBS = ("int8-scan", "usearch-i8", "usearch-f16", "faiss-hnsw", "faiss-hnsw-sq8", "faiss-ivf-flat",
+LIBS = ("int8-scan", "lakerag-ann", "usearch-i8", "usearch-f16", "faiss-hnsw", "faiss-hnsw-sq8", "faiss-ivf-flat",
         "faiss-ivf-pq", "hnswlib")
 
 
@@ -236,7 +236,32 @@ def measured(data: Data, search) -> dict:
     return row
 
 
+def served_library(data: Data, args) -> list[dict]:
+    """The serving path itself: ``models.ann.build`` (the ann stage's index) loaded as the API loads it, under
+    ``DenseMatrix`` asked for the 100 candidates the hybrid search fuses, its top 10 scored; once per probe
+    count in ``--served-probes``."""
+    x, before, t = data.x, rss_mb(), time.perf_counter()
+    with tempfile.TemporaryDirectory(dir=args.tmp) as folder:
+        ann_module.build(Path(folder), x, np.arange(len(x), dtype=np.uint64), "m", "c", threads=args.threads)
+        build_s = round(time.perf_counter() - t, 1)
+        disk = sum(f.stat().st_size for f in Path(folder).iterdir())
+        searcher = ann_module.load(Path(folder), "m", x.shape[1], "c")
+    row = {"build_s": build_s, "memory_mb": round(rss_mb() - before, 1), "disk_mb": round(disk / 2**20, 1)}
+    served = DenseMatrix(x, "int8", ann=searcher)
+    shipped, rows = searcher.probes, []
+    for probes in args.served_probes:
+        searcher.probes = min(probes, int(searcher.index.nlist))
+        raw = measure(lambda q: searcher.candidates(q, K), data)["recall@10"]
+        label = "lakerag-ann-k100" if probes == ann_module.PROBES else f"lakerag-ann-k100-probes{probes}"
+        rows.append({"library": label, **row, "lists": int(searcher.index.nlist), "probes": searcher.probes,
+                     "raw_recall@10": raw, **measured(data, lambda q, m, b, v: served.top(q, v, SERVED_K)[0][:K])})
+    searcher.probes = shipped
+    return rows
+
+
 def one_library(name: str, data: Data, args) -> list[dict]:
+    if name == "lakerag-ann":
+        return served_library(data, args)
     x, before, t = data.x, rss_mb(), time.perf_counter()
     if name == "int8-scan":
         scan = DenseMatrix(x, "int8")
@@ -250,15 +275,6 @@ def one_library(name: str, data: Data, args) -> list[dict]:
     wanted = args.candidates
     rows = [{"library": name, **row,
              **measured(data, lambda q, m, b, v: rescored(x, index.candidates(q, wanted, m, b), q))}]
-    if name == "usearch-i8":  # the serving path itself: DenseMatrix with this graph, 100 candidates for fusion
-        served = DenseMatrix(x, "int8", ann=AnnSearcher(index.ix, np.arange(len(x), dtype=np.uint64)))
-        shipped = ann_module.EXPANSION_SEARCH, ann_module.EXPANSION_SEARCH_LARGE
-        for beam in args.served_beams:  # the fewest nodes the walk keeps, below and above models.ann.LARGE_ROWS
-            ann_module.EXPANSION_SEARCH = ann_module.EXPANSION_SEARCH_LARGE = beam
-            label = "lakerag-ann-k100" if beam == 128 else f"lakerag-ann-k100-beam{beam}"
-            rows.append({"library": label, **row,
-                         **measured(data, lambda q, m, b, v: served.top(q, v, SERVED_K)[0][:K])})
-        ann_module.EXPANSION_SEARCH, ann_module.EXPANSION_SEARCH_LARGE = shipped
     return rows
 
 
@@ -266,7 +282,8 @@ def run_size(size: int, base: np.ndarray, queries: np.ndarray, args) -> list[dic
     data, noise = data_for(size, base, queries)
     out = []
     for name in args.libs:
-        module = {"usearch": "usearch", "faiss": "faiss", "hnswlib": "hnswlib"}.get(name.split("-")[0])
+        libraries = {"usearch": "usearch", "faiss": "faiss", "hnswlib": "hnswlib", "lakerag": "faiss"}
+        module = libraries.get(name.split("-")[0])
         if module and importlib.util.find_spec(module) is None:
             print(f"skipped {name}: {module} is not installed", flush=True)
             continue
@@ -299,8 +316,8 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=100, help="candidates rescored exactly per query")
     parser.add_argument("--overfetch", type=int, default=10, help="x candidates when a mask cannot be pushed down")
     parser.add_argument("--threads", type=int, default=2, help="build threads")
-    parser.add_argument("--served-beams", type=int, nargs="+", default=[128],
-                        help="search beams tried on the serving path (128: the shipped minimum)")
+    parser.add_argument("--served-probes", type=int, nargs="+", default=[ann_module.PROBES],
+                        help="lists probed on the serving path (default: models.ann.PROBES, the shipped count)")
     parser.add_argument("--tmp", default=None, help="folder for the on-disk size measurement")
     parser.add_argument("--out", default="ann")
     parser.add_argument("--summary", type=Path, help="rebuild the table and JSON from the JSON lines a run "

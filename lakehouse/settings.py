@@ -111,11 +111,11 @@ class IndexSettings(BaseSettings):
         "4x the candidates rescored exactly in float32; int8 is about 2-3x faster at 100k chunks); auto: int8 "
         "from 50,000 chunks, float32 below."))
     ann_min_chunks: int = Field(50_000, ge=1, description=(
-        "From this many chunks the ann stage builds an approximate index (usearch HNSW over int8 codes) that "
-        "the snapshot carries and dense search uses with exact rescoring of its candidates (with dense_precision "
-        "auto); below it, and for a caller who may read fewer rows than this or under a third of them, the "
-        "visible vectors are scanned. Default: where the ANN path overtakes the int8 scan in benchmarks/ann.py "
-        "(between 20,000 and 50,000 chunks on 2 cores; README)."))
+        "From this many chunks the ann stage builds an approximate index (faiss's inverted file over 8-bit "
+        "codes) that the snapshot carries and dense search uses with exact rescoring of its candidates (with "
+        "dense_precision auto); below it, and for a caller who may read fewer rows than this or under a third of "
+        "them (a twelfth once they number 50,000), the visible vectors are scanned. Default: where the ANN path "
+        "overtakes the int8 scan in benchmarks/ann.py (between 20,000 and 50,000 chunks on 2 cores; README)."))
     pages_model: Path | None = Field(
         None, description="Local folder of a ColPali (PaliGemma) late-interaction vision model (colpali-engine); "
         "unset: the pages stage is skipped and retrieval is text-only (docs/adr/0009).")

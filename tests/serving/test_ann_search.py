@@ -13,7 +13,7 @@ import pytest
 from lakehouse.paths import LakePaths
 from lakehouse.snapshots import snapshot_tables
 from models import ann
-from serving.search import Filters, RetrievalConfig, Retriever, SearchIndex
+from serving.search import Filters, RetrievalConfig, Retriever, SearchIndex, dense
 from serving.search.dense import DenseMatrix
 from serving.search.masks import Visible
 from tests.fixtures.corpora import write_corpus
@@ -60,10 +60,10 @@ def test_the_snapshot_carries_the_ann_index_and_search_ranks_as_the_exact_scan(a
                 want = Retriever(exact, embedder).search(query, groups, None, 5, config)
                 assert [(h.chunk_id, round(h.score, 5)) for h in got] == \
                     [(h.chunk_id, round(h.score, 5)) for h in want], (query, groups)
-    assert calls  # the candidates came from the ANN graph
+    assert calls  # the candidates came from the ANN index
 
 
-def test_a_permission_filtered_query_never_returns_a_forbidden_chunk(ann_home, tmp_path):
+def test_a_permission_filtered_query_never_returns_a_forbidden_chunk(ann_home, tmp_path, monkeypatch):
     _, tables = ann_home
     index = SearchIndex.load(tables, "auto")
     calls = _counting(index)
@@ -78,20 +78,27 @@ def test_a_permission_filtered_query_never_returns_a_forbidden_chunk(ann_home, t
             readable = index.readable_by(frozenset(groups))
             assert hits and all(readable[h.row] for h in hits)
     assert calls
-    # a larger graph where most rows are hidden: the ANN path drops them before ranking, or the scan answers
+    # a larger index where most rows are hidden: the ANN path drops them before ranking, or the scan answers
     x = rng.standard_normal((3000, 16)).astype(np.float32)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     keys = np.arange(3000, dtype=np.uint64)
     ann.build(tmp_path / "g", x, keys, "m", "c", threads=1)
     matrix = DenseMatrix(x, "float32", ann=ann.load(tmp_path / "g", "m", 16, "c"))
-    for share in (0.9, 0.5, 0.1):  # graph with over-fetch, or the scan of the visible rows
+    asked: list[int] = []
+    original = matrix.ann.candidates
+    matrix.ann.candidates = lambda q, count: asked.append(count) or original(q, count)
+    for share, wide_rows, through_index in ((0.9, 50_000, True), (0.5, 50_000, True), (0.1, 50_000, False),
+                                            (0.1, 100, True)):  # many visible rows: wider over-fetch, no scan
+        monkeypatch.setattr(dense, "ANN_WIDE_ROWS", wide_rows)
         mask = rng.random(3000) < share
         visible = Visible.of(mask)
+        asked.clear()
         for q in x[:20]:
             rows, _, _ = matrix.top(q, visible, 10)
             assert mask[rows].all()
             scores = np.where(mask, x @ q, -np.inf)
             assert rows.tolist() == np.argsort(-scores, kind="stable")[:10].tolist(), share
+        assert bool(asked) == through_index, share
 
 
 @pytest.mark.parametrize("damage", ["truncated", "missing"])
@@ -115,3 +122,22 @@ def test_a_missing_or_corrupt_ann_file_falls_back_to_the_exact_scan_with_a_warni
     exact = SearchIndex.load(tables, "float32")
     q = exact.vectors[0]
     assert index.dense.top(q, None, 5)[0].tolist() == exact.dense.top(q, None, 5)[0].tolist()
+
+
+def test_past_the_probed_lists_the_index_still_finds_the_exact_top_ten(tmp_path):
+    """An index with more lists than a search probes (``models.ann.PROBES``): clustered rows, as documents about
+    one subject are, and queries near them; the rescored candidates hold the exact top 10 almost always."""
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((400, 32)).astype(np.float32)
+    x = centres[rng.integers(0, 400, 60_000)] + 0.35 * rng.standard_normal((60_000, 32)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    ann.build(tmp_path / "g", x, np.arange(len(x), dtype=np.uint64), "m", "c", threads=2)
+    searcher = ann.load(tmp_path / "g", "m", 32, "c")
+    assert searcher.index.nlist > searcher.probes  # a search reads a part of the codes, not all
+    matrix = DenseMatrix(x, "float32", ann=searcher)
+    queries = x[rng.integers(0, len(x), 50)] + 0.2 * rng.standard_normal((50, 32)).astype(np.float32)
+    found = 0
+    for q in queries / np.linalg.norm(queries, axis=1, keepdims=True):
+        rows, _, _ = matrix.top(q, None, 10)
+        found += len(set(rows.tolist()) & set(np.argsort(-(x @ q))[:10].tolist()))
+    assert found / 500 >= 0.95

@@ -45,7 +45,7 @@ def test_no_ann_index_below_the_threshold(settings_for, tmp_path):
     assert not (snapshot_tables(paths) / "ann.json").exists()
 
 
-def test_new_chunks_are_added_to_the_graph_and_a_removal_rebuilds_it(settings_for, tmp_path):
+def test_new_chunks_are_added_to_the_index_and_a_removal_rebuilds_it(settings_for, tmp_path):
     source = write_corpus(tmp_path / "source")
     settings = settings_for(source, embedding_model="wordllama", ann_min_chunks=1)
     paths = LakePaths(settings.home)
@@ -67,3 +67,19 @@ def test_new_chunks_are_added_to_the_graph_and_a_removal_rebuilds_it(settings_fo
     searcher, ids, _ = _index_of(snapshot_tables(paths))
     assert searcher.rows == len(ids) < len(chunks)
     assert _ann_record(paths, third.run_id).processed == len(ids)  # rebuilt: no removed vector stays
+
+
+def test_an_index_that_grew_past_its_lists_is_retrained_with_more_of_them(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((9000, 16)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    keys = np.arange(9000, dtype=np.uint64)
+    ann.build(tmp_path / "a", x[:2000], keys[:2000], "m", "c", threads=1)
+    doubled = ann.build(tmp_path / "b", x[:4000], keys[:4000], "m", "c", previous=tmp_path / "a", threads=1)
+    assert (doubled.rebuilt, doubled.added, doubled.kept) == (False, 2000, 2000)  # the old lists still fit
+    grown = ann.build(tmp_path / "c", x, keys, "m", "c", previous=tmp_path / "a", threads=1)
+    assert (grown.rebuilt, grown.added) == (True, 9000)  # 4.5x the rows the lists were trained on
+    lists = {name: ann.load(tmp_path / name, "m", 16, "c").index.nlist for name in "abc"}
+    assert lists["a"] == lists["b"] < lists["c"] == ann.lists_for(9000)
+    searcher = ann.load(tmp_path / "c", "m", 16, "c")
+    assert all(searcher.candidates(x[r], 1).tolist() == [r] for r in (0, 4500, 8999))

@@ -1,7 +1,8 @@
 """``ann``: the approximate nearest-neighbour index over the ``vectors`` table (``models.ann``), published as
 ``tables/ann-<run>/`` behind ``tables/ann.json`` and frozen into the snapshot with the other tables. Built only
 from ``LAKERAG_ANN_MIN_CHUNKS`` chunks (below it the pointer is removed and search scans every vector); a run
-that only adds chunks adds them to the previous graph, one that removes any rebuilds it."""
+that only adds chunks adds them to the previous index's lists, one that removes any (or that grew the rows
+``models.ann.RETRAIN_GROWTH`` times since the lists were trained) retrains it."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def run(ctx: RunContext, batch: int | None = None) -> StageRecord:
             previous if previous is not None and previous.exists() else None,
             min_rows=ctx.settings.index.ann_min_chunks)))
         record.processed, record.skipped = done[0].added, len(ids) - done[0].added
-        log.info("ann: %d rows added to %s graph of %d", done[0].added,
+        log.info("ann: %d rows added to %s index of %d", done[0].added,
                  "a new" if done[0].rebuilt else "the previous", len(ids))
     record.seconds = time.perf_counter() - started
     record.save(paths, ctx.run_id)
