@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from models.analysis import written_out
 from serving.answers.agentic import hops, references
 from serving.answers.agentic.references import Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
@@ -47,6 +48,7 @@ class Workflow:
     def __init__(self, box: Toolbox, question: str, budget: Budget, filters: Filters | None = None,
                  top_k: int = 8) -> None:
         self.box, self.question, self.filters, self.top_k = box, question, filters, top_k
+        self._asked = question  # the question with its abbreviations written out, for finding what it names
         self.out = Outcome([], Trace(budget))
         self.depth: dict[int, int] = {}
         self.seen: set[tuple[str, str]] = set()
@@ -148,7 +150,10 @@ class Workflow:
         return self.out
 
     def _question_references(self) -> None:
-        refs = references.find(self.question, self.box.directory.title_map())
+        # titles are matched as their words are written: "a política de segurança pra terceiros" names the
+        # "Política de Segurança da Informação para Terceiros" (the lexicon's abbreviations, written out)
+        self._asked = written_out(self.question)[0]
+        refs = references.find(self._asked, self.box.directory.title_map())
         codes = [r.key for r in refs if r.kind == "code"]
         annexes = [r.key for r in refs if r.kind == "annex"]
         named: list[str] = []
@@ -203,7 +208,7 @@ class Workflow:
 
     def _item_target(self, item: Reference, named: list[str]) -> str | None:
         """The document an "item 7.2 da política" points to: a named one of that type, or the best one of it."""
-        after = references.title_key(self.question.split(item.text, 1)[-1])[:40].split()
+        after = references.title_key(self._asked.split(item.text, 1)[-1])[:40].split()
         wanted = next(iter(self.box.directory.types.named(" ".join(after[:3]))), None)
         docs = self.box.directory.docs
         for document_id in named:

@@ -50,10 +50,15 @@ def test_the_seeds_example_compares_the_annex_with_the_policy(api):
     assert all({"n", "tool", "args", "ids", "tokens", "ms"} <= s.keys() for s in steps)
 
 
-def test_the_analysts_compliance_question_reads_the_annex_and_reports_the_conflict(api):
+@pytest.mark.parametrize("question", [
+    "O contrato CT-2024-0187 atende à Política de Segurança da Informação para Terceiros?",
+    # typed: no accents, "ta" and "pra", the policy's title shortened
+    "o contrato CT-2024-0187 ta de acordo com a politica de seguranca pra terceiros?",
+])
+def test_the_analysts_compliance_question_reads_the_annex_and_reports_the_conflict(api, question):
     """Asked without naming the annex or the quantity: the contract's Anexo III is read, the policy's 24 h notice
     is compared with the annex's 72 h, and no other quantity (the 4 h solution time) is taken as meeting it."""
-    body = _ask(api, "O contrato CT-2024-0187 atende à Política de Segurança da Informação para Terceiros?")
+    body = _ask(api, question)
     assert body["mode_used"] == "agentic"
     notify = _line(body["answer"], "notificar")
     assert "NÃO atende" in notify and "24" in notify and "72" in notify and "4 horas" not in notify
