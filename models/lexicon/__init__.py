@@ -3,7 +3,8 @@
 ("leva", "tenho", "me diz"; "tell", "need"), the words that ask a kind of fact ("prazo", "how much"), ask
 for a procedure ("o que devo") or open an ask ("qual", "which"), the words the language capitalises that are
 no proper names ("August", "Monday"), the month names, the words that introduce a level ("nível") and the
-words documents write for a colloquial one ("tirar" -> revogar, remover; ``synonyms``). Only questions are
+words documents write for a colloquial one ("tirar" -> revogar, remover; ``synonyms``) and the words that name
+the current week, month or year ("este mês"; ``periods``). Only questions are
 read through them; documents are analysed as written.
 """
 
@@ -32,6 +33,9 @@ class Lexicon:
     levels: tuple[str, ...] = ()  # folded words that introduce a level or grade ("nível III")
     # folded colloquial word -> folded words the documents write for it ("tirar" -> retirar, remover, revogar)
     synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # folded words naming the current period ("este", "até o fim do") and folded period words -> week/month/year
+    period_words: tuple[str, ...] = ()
+    periods: dict[str, str] = field(default_factory=dict)
 
 
 @cache
@@ -53,6 +57,12 @@ def lexicon(language: str) -> Lexicon:
     if not isinstance(synonyms, dict) or not all(isinstance(v, list) and v for v in synonyms.values()) or any(
             len(str(w).split()) != 1 for k, v in synonyms.items() for w in [k, *v]):
         raise ValueError(f"{name}: 'synonyms' must map each single word to a list of single words")
+    periods = raw.get("periods") or {}
+    if not isinstance(periods, dict) or not isinstance(periods.get("this", []), list) or not isinstance(
+            periods.get("units", {}), dict) or not set((periods.get("units") or {}).values()) <= {"week", "month",
+                                                                                                  "year"}:
+        raise ValueError(f"{name}: 'periods' must hold a list 'this' and 'units' mapping words to week, month "
+                         "or year")
 
     def phrases(values: list) -> tuple[str, ...]:
         return tuple(fold(str(v).lower()) for v in values)
@@ -62,7 +72,9 @@ def lexicon(language: str) -> Lexicon:
                    frozenset(fold(str(raw.get("capitals") or "").lower()).split()),
                    {fold(str(k).lower()): int(v) for k, v in (raw.get("months") or {}).items()},
                    phrases(raw.get("levels") or []),
-                   {fold(str(k).lower()): phrases(v) for k, v in synonyms.items()})
+                   {fold(str(k).lower()): phrases(v) for k, v in synonyms.items()},
+                   phrases(periods.get("this") or []),
+                   {fold(str(k).lower()): str(v) for k, v in (periods.get("units") or {}).items()})
 
 
 @cache

@@ -52,6 +52,7 @@ class CatalogQuery:
     approver: str | None = None
     title: str | None = None
     due_within_days: int | None = None
+    due_by: str | None = None  # "week", "month" or "year": review due from as_of to the end of that period
     outdated: bool | None = None
     as_of: date | None = None
     limit: int = 100
@@ -61,6 +62,20 @@ class CatalogQuery:
     def describe(self) -> dict:
         out = {k: v for k, v in self.__dict__.items() if v not in (None, (), 0) and k not in ("limit", "show")}
         return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
+
+
+def period_end(as_of: date, period: str) -> date:
+    """The last day of the week (Sunday), month or year ``as_of`` falls in."""
+    if period == "week":
+        return min(date.max - timedelta(days=6 - as_of.weekday()), as_of) + timedelta(days=6 - as_of.weekday())
+    if period == "month":
+        if (as_of.year, as_of.month) == (9999, 12):
+            return date.max
+        later = as_of.replace(day=28) + timedelta(days=4)  # a day of the next month
+        return later - timedelta(days=later.day)
+    if period == "year":
+        return date(as_of.year, 12, 31)
+    raise InvalidRequest(f"due_by must be week, month or year, not {period!r}", "due_by")
 
 
 def review_status(next_review: date | None, as_of: date, due_days: int = DUE_SOON_DAYS) -> str:
@@ -136,6 +151,9 @@ class Catalog:
             except OverflowError:  # as_of near 9999-12-31: every later date is "within"
                 until = date.max
             params += [as_of, until]
+        if q.due_by is not None:
+            where.append("next_review_date between ? and ?")
+            params += [as_of, period_end(as_of, q.due_by)]
         if q.outdated is not None:
             where.append("next_review_date < ?" if q.outdated
                          else "(next_review_date >= ? or next_review_date is null)")

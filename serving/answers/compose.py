@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import date
 
 from models.llm import LLMError
 from serving.answers import citations, prompt
-from serving.answers.catalog import CatalogQuery
+from serving.answers.catalog import CatalogQuery, period_end
 from serving.answers.engine import Engine
 from serving.answers.generation import Generator
 from serving.answers.modes import Retrieved
@@ -119,6 +120,12 @@ def catalog_text(items: list[CatalogItem], total: int, query: CatalogQuery, lang
         head = (f"{total} documento(s) com revisão prevista nos próximos {query.due_within_days} dias (a partir de "
                 f"{as_of}):" if pt else
                 f"{total} document(s) due for review in the next {query.due_within_days} days (as of {as_of}):")
+    elif query.due_by is not None:
+        until = fmt_date(period_end(query.as_of or date.today(), query.due_by), language)
+        this = ({"week": "desta semana", "month": "deste mês", "year": "deste ano"} if pt else
+                {"week": "this week", "month": "this month", "year": "this year"})[query.due_by]
+        head = (f"{total} documento(s) com revisão prevista até o fim {this} ({as_of} a {until}):" if pt else
+                f"{total} document(s) due for review by the end of {this} ({as_of} to {until}):")
     elif query.outdated:
         head = (f"{total} documento(s) com a revisão vencida em {as_of}:" if pt else
                 f"{total} document(s) overdue for review as of {as_of}:")

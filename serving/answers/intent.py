@@ -2,7 +2,8 @@
 or a plain lookup. ``route`` is the ``auto`` mode's choice, made by the fitted router (``serving.answers.router``);
 this module reads the catalog filters a listing asks for.
 
-A listing's filters are governance predicates: review due within N days, review overdue, a department, an
+A listing's filters are governance predicates: review due within N days or by the end of this week, month or
+year (the lexicons' ``periods``), review overdue, a department, an
 approver, a person responsible, or a document type (``serving.answers.doctypes``). Names are matched against the
 catalog's own values, accent- and case-insensitively.
 """
@@ -16,6 +17,7 @@ from functools import cache
 import numpy as np
 
 from lakehouse.text import fold as base_fold
+from models.lexicon import lexicon
 from serving.answers import router
 from serving.answers.catalog import CatalogQuery
 from serving.answers.doctypes import DocTypes
@@ -25,6 +27,21 @@ _ANY = re.compile(r"\b(algum|alguma|algum deles|any|some of them)\b")
 _DUE = re.compile(r"(?:proxim[oa]s|nos|em|next|within|in the next)\s+(\d{1,4})\s+(?:dias|days)")
 _OUTDATED = re.compile(r"revisao vencida|revisoes vencidas|vencid[oa]s|desatualizad|atrasad|overdue|outdated|"
                        r"past due|out of date|expired")
+
+
+@cache
+def _periods() -> tuple[re.Pattern, dict[str, str]]:
+    """The lexicons' current-period phrases ("este mês", "by the end of the year") as one pattern, and each
+    period word's period."""
+    this, units = set(), {}
+    for language in ("pt", "en"):
+        lex = lexicon(language)
+        this.update(lex.period_words)
+        units.update(lex.periods)
+    alternatives = "|".join(sorted(map(re.escape, this), key=len, reverse=True))
+    return re.compile(rf"\b(?:{alternatives})\s+({'|'.join(map(re.escape, units))})\b"), units
+
+
 _DUE_WORD = re.compile(r"\b(vencem|vence|vencer|vencimento|revis\w*|due|expir\w*|review\w*)\b")
 _APPROVER = re.compile(r"\b(aprov\w*|approv\w*)\b")
 _RESPONSIBLE = re.compile(r"\b(elabor\w*|respons\w*|prepar\w*|owner\w*|autor\w*|author\w*|dono)\b")
@@ -68,6 +85,8 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
     predicate = False
     if (m := _DUE.search(text)) and _DUE_WORD.search(text):
         q, predicate = replace(q, due_within_days=int(m.group(1))), True
+    elif (m := _periods()[0].search(text)) and _DUE_WORD.search(text):  # "vencem este mês": up to its end
+        q, predicate = replace(q, due_by=_periods()[1][m.group(1)]), True
     if _OUTDATED.search(text):
         predicate = True
         if not (_ANY.search(text) and q.doc_types):  # "which X exist, and is any overdue?": show, do not filter

@@ -65,6 +65,10 @@ def test_units_skip_the_context_line_and_render_table_rows():
 @pytest.mark.parametrize("question, expected", [
     ("Quais documentos vencem nos próximos 30 dias?", {"due_within_days": 30}),
     ("Which documents are due for review in the next 45 days?", {"due_within_days": 45}),
+    ("Quais documentos vencem este mês?", {"due_by": "month"}),
+    ("q documentos vencem esse mes?", {"due_by": "month"}),
+    ("quais politicas vencem ate o fim do ano?", {"doc_types": ["politica"], "due_by": "year"}),
+    ("Which documents are due for review by the end of this week?", {"due_by": "week"}),
     ("Quais documentos estão com a revisão vencida?", {"outdated": True}),
     ("Quais documentos do RH estão com a revisão vencida?", {"doc_types": ["rh"], "outdated": True}),
     ("Quais documentos foram aprovados pela Dra. Helena Prado Vasconcelos?",
@@ -84,6 +88,18 @@ def test_catalog_questions_are_read_from_metadata(question, expected):
                                       "Qual o prazo de prestação de contas?"])
 def test_other_questions_are_not_catalog_questions(question):
     assert catalog_query(question, DEPARTMENTS, PEOPLE, TYPES) is None
+
+
+@pytest.mark.parametrize("as_of, week, month, year", [
+    (date(2026, 12, 2), date(2026, 12, 6), date(2026, 12, 31), date(2026, 12, 31)),
+    (date(2024, 2, 10), date(2024, 2, 11), date(2024, 2, 29), date(2024, 12, 31)),
+    (date(2025, 4, 30), date(2025, 5, 4), date(2025, 4, 30), date(2025, 12, 31)),
+    (date(9999, 12, 30), date(9999, 12, 31), date(9999, 12, 31), date(9999, 12, 31)),
+])
+def test_this_week_month_and_year_end_on_their_last_day(as_of, week, month, year):
+    from serving.answers.catalog import period_end
+
+    assert [period_end(as_of, p) for p in ("week", "month", "year")] == [week, month, year]
 
 
 def test_auto_route_without_an_encoder():
@@ -174,3 +190,9 @@ def test_catalog_prefers_the_dbt_mart_and_keeps_active_documents(tmp_path):
     items, total = catalog.query(CatalogQuery(approver="bia", as_of=date(2026, 11, 29)), frozenset())
     assert total == 1 and items[0].document_id == "doc_a" and items[0].review_status == "due_soon"
     assert catalog.query(CatalogQuery(approver="bia"), frozenset({"rh"}))[1] == 2
+    # "this week / month": from as_of to the period's last day (29/11/2026 is a Sunday: its week ends that day)
+    rh = frozenset({"rh"})
+    assert catalog.query(CatalogQuery(due_by="week", as_of=date(2026, 11, 29)), rh)[1] == 0
+    assert catalog.query(CatalogQuery(due_by="month", as_of=date(2026, 11, 29)), rh)[1] == 0
+    assert catalog.query(CatalogQuery(due_by="week", as_of=date(2026, 12, 1)), rh)[1] == 2
+    assert catalog.query(CatalogQuery(due_by="week", as_of=date(2026, 12, 6)), rh)[1] == 1
