@@ -4,7 +4,8 @@
 for a procedure ("o que devo") or open an ask ("qual", "which"), the words the language capitalises that are
 no proper names ("August", "Monday"), the month names, the words that introduce a level ("nível") and the
 words documents write for a colloquial one ("tirar" -> revogar, remover; ``synonyms``) and the words that name
-the current week, month or year ("este mês"; ``periods``). Only questions are
+the current week, month or year ("este mês"; ``periods``) and the words that ask a governance field of one
+document ("quem aprovou", "when is it due for review"; ``fields``). Only questions are
 read through them; documents are analysed as written.
 """
 
@@ -19,6 +20,9 @@ import yaml
 from lakehouse.text import fold
 
 __all__ = ["Lexicon", "glossary", "lexicon"]
+
+_FIELDS = frozenset({"responsible", "approver", "version", "issue_date", "last_review_date", "next_review_date",
+                     "summary", "document"})  # "document": words naming any document, asking nothing
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class Lexicon:
     # folded words naming the current period ("este", "até o fim do") and folded period words -> week/month/year
     period_words: tuple[str, ...] = ()
     periods: dict[str, str] = field(default_factory=dict)
+    # catalog column -> folded phrases asking it of one document ("quem aprovou" -> approver; ``fields``)
+    fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @cache
@@ -63,6 +69,11 @@ def lexicon(language: str) -> Lexicon:
                                                                                                   "year"}:
         raise ValueError(f"{name}: 'periods' must hold a list 'this' and 'units' mapping words to week, month "
                          "or year")
+    fields = raw.get("fields") or {}
+    if not isinstance(fields, dict) or not all(isinstance(v, list) for v in fields.values()) or not set(
+            fields) <= _FIELDS:
+        raise ValueError(f"{name}: 'fields' must map catalog columns ({', '.join(sorted(_FIELDS))}) to lists of "
+                         "phrases")
 
     def phrases(values: list) -> tuple[str, ...]:
         return tuple(fold(str(v).lower()) for v in values)
@@ -74,7 +85,8 @@ def lexicon(language: str) -> Lexicon:
                    phrases(raw.get("levels") or []),
                    {fold(str(k).lower()): phrases(v) for k, v in synonyms.items()},
                    phrases(periods.get("this") or []),
-                   {fold(str(k).lower()): str(v) for k, v in (periods.get("units") or {}).items()})
+                   {fold(str(k).lower()): str(v) for k, v in (periods.get("units") or {}).items()},
+                   {str(k): phrases(v) for k, v in fields.items()})
 
 
 @cache

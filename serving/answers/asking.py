@@ -20,7 +20,7 @@ from models.analysis import analyze, written_out
 from models.lexicon import lexicon
 from serving.answers.slots import SLOTS
 
-__all__ = ["COVERS", "KINDS", "QUANTITIES", "STATES", "Ask", "ask_of", "resolve"]
+__all__ = ["COVERS", "KINDS", "QUANTITIES", "STATES", "Ask", "ask_of", "phrase_pattern", "resolve"]
 
 _PERIOD = (r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|"
            r"doze|quinze|vinte|trinta|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|"
@@ -64,7 +64,8 @@ COVERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
 
 
 @cache
-def _phrases(words: tuple[str, ...]) -> re.Pattern | None:
+def phrase_pattern(words: tuple[str, ...]) -> re.Pattern | None:
+    """One pattern of whole-word ``words`` (folded phrases), the longest first; None for none."""
     if not words:
         return None
     return re.compile(r"(?<![\w%])(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
@@ -84,15 +85,15 @@ def ask_of(question: str, language: str) -> Ask:
     text, _ = written_out(question, language, fillers=False)
     folded = " ".join(re.findall(r"[\w%]+", fold(text.lower())))
     lex = lexicon(language)
-    procedure = _phrases(lex.procedure)
-    asking = _phrases(lex.asking)
+    procedure = phrase_pattern(lex.procedure)
+    asking = phrase_pattern(lex.asking)
     asks = len(asking.findall(folded)) if asking else 0
     if re.match(r"\s*que\b", folded) and "que" not in lex.asking:  # "Que empresa faz ...": an ask
         asks += 1
     if procedure is not None and procedure.search(folded):
         return Ask(None, frozenset(), asks)
     for kind, words in lex.asks.items():
-        found = (pattern := _phrases(words)) is not None and pattern.findall(folded)
+        found = (pattern := phrase_pattern(words)) is not None and pattern.findall(folded)
         if found:
             return Ask(kind, frozenset(t for w in found for t in analyze(w, language)), asks)
     for kind, (asks_slot, _) in SLOTS.items():  # a slot of a document: who supplies it, how long it is in force

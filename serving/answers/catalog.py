@@ -51,6 +51,7 @@ class CatalogQuery:
     responsible: str | None = None
     approver: str | None = None
     title: str | None = None
+    document_id: str | None = None  # one document (a card: the question named it; ``serving.answers.cards``)
     due_within_days: int | None = None
     due_by: str | None = None  # "week", "month" or "year": review due from as_of to the end of that period
     outdated: bool | None = None
@@ -144,6 +145,9 @@ class Catalog:
             if value:
                 where.append(f"strip_accents(lower({column})) like ?")
                 params.append(f"%{_fold(value)}%")
+        if q.document_id is not None:
+            where.append("document_id = ?")
+            params.append(q.document_id)
         if q.due_within_days is not None:
             where.append("next_review_date between ? and ?")
             try:

@@ -110,11 +110,33 @@ def catalog_evidence(items: list[CatalogItem], engine: Engine) -> list[EvidenceI
             for n, i in enumerate(items[:MAX_LISTED], start=1)]
 
 
+def card_text(item: CatalogItem, fields: tuple[str, ...], language: str) -> Draft:
+    """One document's governance fields (``serving.answers.cards``), as its catalog row holds them, cited."""
+    names, parts = META[language], []
+    for key in fields or ("responsible", "approver", "next_review_date"):
+        value = getattr(item, key)
+        if value in (None, ""):
+            continue
+        if key == "summary":  # what it is about: the summary the describe stage made, as it is
+            parts.append(str(value))
+        elif key == "next_review_date":
+            parts.append(f"{names[key]}: {fmt_date(value, language)} ({describe_review(item.review_status, language)})")
+        elif isinstance(value, date):
+            parts.append(f"{names[key]}: {fmt_date(value, language)}")
+        else:
+            parts.append(f"{names[key]}: {value}")
+    if not parts:
+        return refusal(language)
+    return Draft(f"{item.title} — {'; '.join(parts)} [1]", [1], "answered", "catalog")
+
+
 def catalog_text(items: list[CatalogItem], total: int, query: CatalogQuery, language: str) -> Draft:
     """A listing of catalog rows, each with its owners and review date, each cited."""
     if not items:
         return refusal(language)
     names, pt = META[language], language == "pt"
+    if query.document_id is not None:  # a card: the fields asked of one document, in the order asked
+        return card_text(items[0], query.show, language)
     as_of = fmt_date(query.as_of, language)
     if query.due_within_days is not None:
         head = (f"{total} documento(s) com revisão prevista nos próximos {query.due_within_days} dias (a partir de "

@@ -65,6 +65,11 @@ def _doc_types(known: tuple[str, ...]) -> DocTypes:
     return DocTypes.of(known)
 
 
+def doc_types_of(known: list[str]) -> DocTypes:
+    """The catalog's document types and the words naming each (cached per list of types)."""
+    return _doc_types(tuple(known))
+
+
 def names_in(question: str, values: list[str]) -> list[str]:
     """Catalog values (people, departments) named in the question, with or without an honorific."""
     text = " " + re.sub(r"[^\w\s.]", " ", fold(question)) + " "

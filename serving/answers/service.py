@@ -9,14 +9,14 @@ from datetime import date
 
 import msgspec
 
-from serving.answers import compose, grading, llm_grading, modes, page_images, refine, rewrite, synthesis
+from serving.answers import cards, compose, grading, llm_grading, modes, page_images, refine, rewrite, synthesis
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
 from serving.answers.catalog_search import mention_filters, search_catalog
 from serving.answers.conversations import Conversations
 from serving.answers.engine import Engine
 from serving.answers.errors import InvalidRequest, ModeUnavailable, NotFound
-from serving.answers.intent import catalog_query, route
+from serving.answers.intent import catalog_query, doc_types_of, route
 from serving.answers.prepared import Prepared
 from serving.answers.reloader import SnapshotHolder
 from serving.answers.streaming import stream_answer
@@ -75,6 +75,11 @@ class AnswerService:
         return cat.values("department"), {k: cat.values(k) for k in ("approver", "responsible")}, \
             cat.values("doc_type")
 
+    def card(self, question: str, engine: Engine, caller: Caller) -> cards.Card | None:
+        """The document card ``question`` asks for (``serving.answers.cards``), among what the caller may read."""
+        return cards.card_of(question, engine.catalog.rows, caller.effective,
+                             doc_types_of(engine.catalog.values("doc_type")))
+
     def prepare(self, req: QueryRequest, caller: Caller) -> Prepared:
         """Everything up to the answer text: the mode, the evidence, the relevance and the refusal decision."""
         engine = self.holder.require()
@@ -91,7 +96,10 @@ class AnswerService:
         t = time.perf_counter()
         vector = engine.embed(question) if engine.embedder is not None and mode != "catalog" else None
         embed_ms = _ms(t)
-        if mode == "auto":  # the router's dense head reads the same embedding retrieval uses
+        card = self.card(question, engine, caller) if mode in ("auto", "catalog") else None
+        if card is not None:  # one document's governance fields: its catalog row answers, in any wording
+            mode, cq = "catalog", CatalogQuery(document_id=card.document_id, show=card.fields)
+        elif mode == "auto":  # the router's dense head reads the same embedding retrieval uses
             model_id = engine.embedder.model_id if engine.embedder is not None else None
             mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine), vector, model_id,
                              language)

@@ -88,6 +88,37 @@ def test_auto_routes_catalog_questions(api):
     assert "Enf. Juliana Mendes Carvalho" in body["answer"]  # owners shown in the listing
 
 
+@pytest.mark.parametrize("question, said, unsaid", [
+    ("quem fez e quem aprovou o POP de higiene das mãos? e qdo vence a revisao?",
+     ["Enf. Patrícia Souza Ramos", "Enf. Juliana Mendes Carvalho", "05/12/2026"], ["05/12/2024"]),
+    # a Portuguese question, with a typo, about an English document
+    ("Quando vence a revisão do Data Retention Standart e quem elaborou?", ["01/03/2027", "Vanessa Duarte Lins"],
+     ["2025"]),
+    ("What is the current version of the Third-Party Information Security Policy and when was it last revised?",
+     ["version: 3", "2025-05-22"], ["2027"]),
+    # what a document is about: its title and summary
+    ("oq é o IT-TI-021?", ["Acessos a Sistemas", "menor privilégio"], ["próxima revisão"]),
+    # of two versions, the current one answers
+    ("quem aprovou a política de reembolso de despesas de viagem?", ["Eduardo Vieira Gomes"],
+     ["Marcos Antônio Ribeiro"]),
+])
+def test_a_named_documents_governance_fields_come_from_its_catalog_row(api, question, said, unsaid):
+    body = api.client.post("/v1/query", json={"question": question, "as_of": AS_OF}).json()
+    assert body["mode_used"] == "catalog" and body["status"] == "answered"
+    assert len(body["citations"]) == 1 and body["citations"][0]["kind"] == "document"
+    assert all(s in body["answer"] for s in said) and not any(u in body["answer"] for u in unsaid)
+
+
+def test_a_card_is_only_about_documents_the_caller_may_read(api):
+    question = {"question": "quem aprovou a política de banco de horas?", "as_of": AS_OF}
+    anonymous = api.client.post("/v1/query", json=question).json()
+    assert anonymous["mode_used"] != "catalog"
+    assert not any("Banco de Horas" in c["title"] for c in anonymous["citations"])
+    rh = api.client.post("/v1/query", json=question, headers=api.key("k-rh")).json()
+    assert rh["mode_used"] == "catalog" and "Eduardo Vieira Gomes" in rh["answer"]
+    assert [c["title"] for c in rh["citations"]] == ["Política de Banco de Horas"]
+
+
 def test_catalog_endpoint(api):
     page = api.client.get("/v1/catalog", params={"due_within_days": 30, "as_of": AS_OF}).json()
     assert page["total"] == 5 and {i["review_status"] for i in page["items"]} == {"due_soon"}

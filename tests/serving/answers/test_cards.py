@@ -1,0 +1,86 @@
+"""Document cards: which questions are answered from one document's catalog row, and which are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from serving.answers.cards import card_of
+from serving.answers.doctypes import DocTypes
+
+
+def _row(document_id: str, title: str, groups=("public",), version="1", **fields) -> dict:
+    base = {"responsible": "Ana Lima", "approver": "Bruno Reis", "next_review_date": "2027-03-01",
+            "last_review_date": "2025-03-01", "version": version, "issue_date": None,
+            "summary": f"O que {title} estabelece."}
+    return {"document_id": document_id, "title": title, "access_groups": list(groups), **base, **fields}
+
+
+ROWS = {r["document_id"]: r for r in [
+    _row("hands", "POP-ENF-014 - Higienização das Mãos"),
+    _row("access", "IT-TI-021 - Concessão, Revisão e Revogação de Acessos a Sistemas"),
+    _row("falls", "Protocolo Clínico de Prevenção de Quedas"),
+    _row("retention", "Data Retention Standard"),
+    _row("thirds", "Política de Segurança da Informação para Terceiros", version="3"),
+    _row("annex", "Anexo III - Segurança da Informação do CT-2024-0187", responsible=None, approver=None,
+         next_review_date=None, last_review_date=None, version=None),
+    _row("travel2", "Política de Reembolso de Despesas de Viagem", version="2"),
+    _row("travel3", "Política de Reembolso de Despesas de Viagem", version="3"),
+    _row("hours", "Política de Banco de Horas", groups=("rh",)),
+    _row("contract", "Contrato de Prestação de Serviços de Limpeza nº CT-2024-0178", responsible=None,
+         approver=None, next_review_date=None, last_review_date=None, version=None),
+]}
+TYPES = DocTypes.of(["pop", "politica", "protocolo", "contrato", "anexo_contratual"])
+PUBLIC = frozenset()
+
+
+@pytest.mark.parametrize("question, document_id, fields", [
+    # abbreviations, a shortened title, no accents, a typo in the title, another language, an acronym
+    ("quem fez e quem aprovou o POP de higiene das mãos? e qdo vence a revisao?", "hands",
+     ("responsible", "approver", "next_review_date")),
+    ("quem elaborou e quem aprovou o pop de higienizacao das maos e quando tem que revisar", "hands",
+     ("responsible", "approver", "next_review_date")),
+    ("Quando vence a revisão do Data Retention Standart e quem elaborou?", "retention",
+     ("next_review_date", "responsible")),
+    ("who wrote the data retention standard and when does it need reviewing?", "retention",
+     ("responsible", "next_review_date")),
+    ("a politica de SI pra terceiros ta em q versão? qdo foi revisada por ultimo?", "thirds",
+     ("version", "last_review_date")),
+    ("What is the current version of the Third-Party Information Security Policy and when was it last revised?",
+     "thirds", ("version", "last_review_date")),
+    ("Quem aprovou o POP-ENF-014?", "hands", ("approver",)),
+    ("quem é o dono do protocolo de quedas?", "falls", ("responsible",)),
+    # what a document is about: its summary; beside another field, only that field
+    ("oq é o IT-TI-021?", "access", ("summary",)),
+    ("What is document IT-TI-021 about?", "access", ("summary",)),
+    ("Qual é a versão do IT-TI-021?", "access", ("version",)),
+    # two versions of one title: the newest answers
+    ("quem aprovou a política de reembolso de despesas de viagem?", "travel3", ("approver",)),
+])
+def test_a_named_documents_fields_are_a_card(question, document_id, fields):
+    card = card_of(question, ROWS, PUBLIC, TYPES)
+    assert card is not None and (card.document_id, card.fields) == (document_id, fields)
+
+
+@pytest.mark.parametrize("question", [
+    # asks something besides the fields: what the document says, a meeting, a rule
+    "Qual era o prazo de prestação de contas de viagem na versão 2 da política de reembolso?",
+    "Quem aprovou a Política de Segurança da Informação para Terceiros e em que reunião a minuta foi aprovada?",
+    "Quem aprova as férias segundo a política de banco de horas?",
+    # names no single document: none, or two alike ("a política" of what?)
+    "Quem aprovou a política?",
+    "Quais documentos vencem nos próximos 30 dias e quem aprova cada um?",
+    "quem é o responsável pelos dados pessoais?",
+    # asks no governance field
+    "Quantas vezes por turno devo higienizar as mãos segundo o POP?",
+    # the row holds none of the fields asked: the contract's text answers, not the catalog
+    "Quem é o responsável pelo contrato CT-2024-0178?",
+])
+def test_other_questions_are_not_cards(question):
+    assert card_of(question, ROWS, PUBLIC, TYPES) is None
+
+
+def test_a_card_names_only_documents_the_caller_may_read():
+    question = "quem aprovou a política de banco de horas?"
+    assert card_of(question, ROWS, PUBLIC, TYPES) is None
+    card = card_of(question, ROWS, frozenset({"rh"}), TYPES)
+    assert card is not None and card.document_id == "hours"
