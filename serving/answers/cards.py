@@ -37,7 +37,7 @@ from serving.answers.doctypes import key as type_key
 from serving.graph.bilingual import bridge
 from serving.search.index import PUBLIC
 
-__all__ = ["Card", "asked_fields", "card_of", "named_document"]
+__all__ = ["Card", "asked_fields", "card_of", "named_document", "one_edit"]
 
 MIN_COVERED = 2
 MIN_SHARE = 0.6
@@ -76,7 +76,7 @@ def asked_fields(question: str) -> tuple[tuple[str, ...], frozenset[str]]:
     return asked, frozenset(words)
 
 
-def _edit1(a: str, b: str) -> bool:
+def one_edit(a: str, b: str) -> bool:
     """At most one substitution, insertion or deletion apart."""
     if abs(len(a) - len(b)) > 1:
         return False
@@ -91,7 +91,7 @@ def _covers(q: str, t: str) -> bool:
         return True
     if min(len(q), len(t)) >= MIN_TERM and (q.startswith(t) or t.startswith(q)):
         return True
-    return min(len(q), len(t)) >= MIN_TERM + 1 and _edit1(q, t)
+    return min(len(q), len(t)) >= MIN_TERM + 1 and one_edit(q, t)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ catalog's own values, accent- and case-insensitively.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 
@@ -19,6 +20,7 @@ import numpy as np
 from lakehouse.text import fold as base_fold
 from models.lexicon import lexicon
 from serving.answers import router
+from serving.answers.cards import one_edit
 from serving.answers.catalog import CatalogQuery
 from serving.answers.doctypes import DocTypes
 
@@ -71,21 +73,71 @@ def doc_types_of(known: list[str]) -> DocTypes:
 
 
 def names_in(question: str, values: list[str]) -> list[str]:
-    """Catalog values (people, departments) named in the question, with or without an honorific."""
+    """Catalog values (people, departments) named in the question, with or without an honorific; a name of
+    several words also with one of its long words typed one letter off ("Vasconscelos")."""
     text = " " + re.sub(r"[^\w\s.]", " ", fold(question)) + " "
+    words = re.findall(r"\w+", text)
     found = []
     for value in values:
         folded = fold(value)
         bare = _HONORIFIC.sub("", folded)
-        if any(len(v) > 3 and f" {v} " in text.replace("?", " ") for v in {folded, bare}):
+        if any(len(v) > 3 and f" {v} " in text.replace("?", " ") for v in {folded, bare}) or _typed(bare, words):
             found.append(value)
     return found
 
 
+def _typed(name: str, words: list[str]) -> bool:
+    """The words of ``name`` (two or more) in a row in ``words``, one of them (of 5 letters or more) one edit
+    off."""
+    own = re.findall(r"\w+", name)
+    if len(own) < 2:
+        return False
+    for at in range(len(words) - len(own) + 1):
+        pairs = list(zip(own, words[at:at + len(own)], strict=True))
+        off = [(a, b) for a, b in pairs if a != b]
+        if len(off) == 1 and min(len(off[0][0]), len(off[0][1])) >= 5 and one_edit(*off[0]):
+            return True
+    return False
+
+
+_PREDICATES = (_DUE_WORD, _OUTDATED, _APPROVER, _RESPONSIBLE, _DEPARTMENT)
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _edits(word: str) -> set[str]:
+    """The words one deletion, transposition, substitution or insertion from ``word``."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deleted = {a + b[1:] for a, b in splits if b}
+    swapped = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    replaced = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    return deleted | swapped | replaced | {a + c + b for a, b in splits for c in _LETTERS}
+
+
+def respelled(text: str, known: Callable[[str], bool]) -> str:
+    """``text`` (folded) with each word of 5 letters or more that the index does not hold (``known``) and that
+    names no predicate replaced by the word one edit away that makes it name one ("revisao vencidda", "vecem")."""
+    words = text.split()
+    for i, word in enumerate(words):
+        bare = word.strip("?.,;:!")
+        if len(bare) < 5 or not bare.isalpha() or known(bare):
+            continue
+        before = sum(len(p.findall(text)) for p in _PREDICATES)
+        for candidate in sorted(_edits(bare)):
+            trial = " ".join([*words[:i], word.replace(bare, candidate), *words[i + 1:]])
+            if sum(len(p.findall(trial)) for p in _PREDICATES) > before:
+                words[i] = word.replace(bare, candidate)
+                text = " ".join(words)
+                break
+    return text
+
+
 def catalog_query(question: str, departments: list[str], people: dict[str, list[str]],
-                  doc_types: list[str]) -> CatalogQuery | None:
-    """The catalog query a listing question asks, or None when it names no governance predicate."""
+                  doc_types: list[str], known: Callable[[str], bool] | None = None) -> CatalogQuery | None:
+    """The catalog query a listing question asks, or None when it names no governance predicate; ``known``:
+    whether the index holds a word (a word it does not hold may be a predicate's word typed off, ``respelled``)."""
     text = fold(question)
+    if known is not None:
+        text = respelled(text, known)
     q = CatalogQuery(doc_types=doc_types_in(question, doc_types))
     predicate = False
     if (m := _DUE.search(text)) and _DUE_WORD.search(text):
@@ -113,7 +165,8 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
 
 def route(question: str, has_graph: bool, departments: list[str], people: dict[str, list[str]],
           doc_types: list[str], vector: np.ndarray | None = None,
-          model_id: str | None = None, language: str | None = None) -> tuple[str, CatalogQuery | None]:
+          model_id: str | None = None, language: str | None = None,
+          known: Callable[[str], bool] | None = None) -> tuple[str, CatalogQuery | None]:
     """The mode ``auto`` picks, from the router's ranking: catalog (when the listing names a predicate; the
     next route otherwise), global (corpus-wide; basic without a graph index), agentic (compound), else hybrid
     when several codes are named and a graph exists, else basic. ``vector`` (the question's embedding by the
@@ -123,7 +176,7 @@ def route(question: str, has_graph: bool, departments: list[str], people: dict[s
                          tuple(v for values in people.values() for v in values))
     for name, _ in router.load().ranked(question, names, vector, model_id, language):
         if name == "catalog":
-            if (query := catalog_query(question, departments, people, doc_types)) is not None:
+            if (query := catalog_query(question, departments, people, doc_types, known)) is not None:
                 return "catalog", query
             continue
         if name == "corpus" and has_graph:

@@ -4,11 +4,13 @@ service once (so a snapshot switch never splits a request) and applies the calle
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 
 import msgspec
 
+from models.analysis import analyze
 from serving.answers import cards, compose, grading, llm_grading, modes, page_images, refine, rewrite, synthesis
 from serving.answers.access import Caller
 from serving.answers.catalog import CatalogQuery
@@ -75,6 +77,11 @@ class AnswerService:
         return cat.values("department"), {k: cat.values(k) for k in ("approver", "responsible")}, \
             cat.values("doc_type")
 
+    @staticmethod
+    def known(engine: Engine, language: str) -> Callable[[str], bool]:
+        """Whether the snapshot's index holds a word (as the question's language analyses it)."""
+        return lambda word: any(engine.relevance.df(t) > 0 for t in analyze(word, language))
+
     def card(self, question: str, engine: Engine, caller: Caller) -> cards.Card | None:
         """The document card ``question`` asks for (``serving.answers.cards``), among what the caller may read."""
         return cards.card_of(question, engine.catalog.rows, caller.effective,
@@ -102,9 +109,9 @@ class AnswerService:
         elif mode == "auto":  # the router's dense head reads the same embedding retrieval uses
             model_id = engine.embedder.model_id if engine.embedder is not None else None
             mode, cq = route(question, engine.graph is not None, *self.catalog_names(engine), vector, model_id,
-                             language)
+                             language, self.known(engine, language))
         elif mode == "catalog":
-            cq = catalog_query(question, *self.catalog_names(engine))
+            cq = catalog_query(question, *self.catalog_names(engine), self.known(engine, language))
             if cq is None:
                 raise InvalidRequest("mode 'catalog' needs a listing question about document metadata (review "
                                      "dates, owners, departments, types); use GET /v1/catalog for filters", "mode")

@@ -73,6 +73,10 @@ def test_units_skip_the_context_line_and_render_table_rows():
     ("Quais documentos do RH estão com a revisão vencida?", {"doc_types": ["rh"], "outdated": True}),
     ("Quais documentos foram aprovados pela Dra. Helena Prado Vasconcelos?",
      {"approver": "Dra. Helena Prado Vasconcelos"}),
+    # a name typed one letter off, in one of its long words
+    ("Quais documentos foram aprovados pela Dra. Helena Prado Vasconscelos?",
+     {"approver": "Dra. Helena Prado Vasconcelos"}),
+    ("q docs o eduardo vieira gomez aprovou?", {"approver": "Eduardo Vieira Gomes"}),
     ("Quais documentos são do departamento de Tecnologia da Informação?",
      {"departments": ["Tecnologia da Informação"]}),
     ("Quais protocolos gerenciados existem e algum está com a revisão vencida?",
@@ -83,9 +87,25 @@ def test_catalog_questions_are_read_from_metadata(question, expected):
     assert query is not None and query.describe() == expected
 
 
+@pytest.mark.parametrize("question, expected", [
+    ("Quais documentos estão com a revisão vencidda?", {"outdated": True}),
+    ("Quais documentos vecem nos próximos 30 dias?", {"due_within_days": 30}),
+])
+def test_a_predicate_word_typed_one_letter_off_is_read(question, expected):
+    """A word the index does not hold, one edit from a predicate's word, is that word; a word it holds is not
+    respelled ("vendidos" stays sold, not overdue)."""
+    known = {"quais", "documentos", "estao", "revisao", "proximos", "dias", "produtos", "vendidos"}.__contains__
+    query = catalog_query(question, DEPARTMENTS, PEOPLE, TYPES, known)
+    assert query is not None and query.describe() == expected
+    assert catalog_query(question, DEPARTMENTS, PEOPLE, TYPES) is None  # no index to tell typos from words
+    assert catalog_query("Quais documentos foram vendidos?", DEPARTMENTS, PEOPLE, TYPES, known) is None
+
+
 @pytest.mark.parametrize("question", ["Quais documentos mencionam o contrato CT-2024-0187?",
                                       "Quem aprovou o POP de higienização das mãos?",
-                                      "Qual o prazo de prestação de contas?"])
+                                      "Qual o prazo de prestação de contas?",
+                                      # two words off is another person
+                                      "Quais documentos foram aprovados pela Helena Prada Vasconscelos?"])
 def test_other_questions_are_not_catalog_questions(question):
     assert catalog_query(question, DEPARTMENTS, PEOPLE, TYPES) is None
 
