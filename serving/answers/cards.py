@@ -15,7 +15,8 @@ How a question is read:
   an acronym of consecutive title words ("SI": Segurança da Informação). A code the title carries
   (POP-ENF-014) names it alone. Otherwise at least ``MIN_COVERED`` title terms must be covered, and the question
   must also name a document type ("o POP de ...", "the standard") or cover ``MIN_SHARE`` of the title. Two
-  different titles covered alike name nothing; versions of one title give their newest.
+  different titles covered alike name nothing; versions of one title give their newest, and documents
+  sharing a title that no version number tells apart name nothing.
 - **Nothing else**: every other content term of the question is an ask or filler word, a document-type word
   or a field word; a question that asks anything more (what the document says, a rule in it) is not a card.
 """
@@ -195,6 +196,9 @@ def named_document(question: str, rows: Mapping[str, Mapping], readable: Callabl
     rivals = [s for s in scored if s[0] == best[0]]
     if len({fold(s[1].title.lower()) for s in rivals}) > 1:  # two documents named alike: neither
         return None
+    versions = [s[1].version for s in rivals]
+    if len(rivals) > 1 and (not all(versions) or len(set(versions)) < len(versions)):
+        return None  # one title, several documents no version tells apart (the sections of an article)
     newest = max(rivals, key=lambda s: (_version(s[1].version), s[1].document_id))
     return newest[1].document_id, newest[2]
 

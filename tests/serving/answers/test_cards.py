@@ -26,6 +26,9 @@ ROWS = {r["document_id"]: r for r in [
     _row("travel2", "Política de Reembolso de Despesas de Viagem", version="2"),
     _row("travel3", "Política de Reembolso de Despesas de Viagem", version="3"),
     _row("hours", "Política de Banco de Horas", groups=("rh",)),
+    # two sections of one article, no version to tell them apart
+    _row("cs-p1", "CIENCIA_DA_COMPUTACAO", version=None),
+    _row("cs-p2", "CIENCIA_DA_COMPUTACAO", version=None),
     _row("contract", "Contrato de Prestação de Serviços de Limpeza nº CT-2024-0178", responsible=None,
          approver=None, next_review_date=None, last_review_date=None, version=None),
 ]}
@@ -70,6 +73,8 @@ def test_a_named_documents_fields_are_a_card(question, document_id, fields):
     "Quem aprovou a política?",
     "Quais documentos vencem nos próximos 30 dias e quem aprova cada um?",
     "quem é o responsável pelos dados pessoais?",
+    # one title held by several documents that are no versions of one another
+    "O que é ciência da computação?",
     # asks no governance field
     "Quantas vezes por turno devo higienizar as mãos segundo o POP?",
     # the row holds none of the fields asked: the contract's text answers, not the catalog
