@@ -48,15 +48,19 @@ QUANTITIES = ("amount", "deadline", "percent", "measure")  # what a "quantity" r
 
 _NUMBER = r"(?:\(?\d|(?:uma?|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|doze|quinze|vinte|trinta|one|two|" \
     r"three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty)\b)"
+# a range states both its bounds: "de 20 a 30 segundos", "between 2 and 8 °C", "25-44"
+_RANGE = (r"|\b(?:de|entre|from|between)\s+\d[\d.,]*\s*(?:\w{1,8}\s+)?(?:a|e|to|and)\s+\d"
+          r"|(?<![\d./-])\d[\d.,]*\s*(?:-|–|a|to)\s*\d[\d.,]*(?![\d./-])\s*(?:%|°|[a-zA-Z])")  # not a date
 # a word of the question that a strip covers without writing it: "minimum" by "at least 12", "máximo" by "até 2
-# anos", "length" by "12 characters" (the question's word for a bound or a measure, the strip's number stating it)
+# anos", both by a range, "length" by "12 characters" (the question's word for a bound or a measure, the strip's
+# number stating it)
 COVERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
     (re.compile(r"\b(?:minimum|m[ií]nim[oa]s?)\b", re.I),
      re.compile(r"\b(?:at least|pelo menos|no m[ií]nimo|(?:minimum|m[ií]nim[oa]) (?:of|de)|not less than|"
-                r"n[aã]o menos (?:de|que))\s+" + _NUMBER, re.I)),
+                r"n[aã]o menos (?:de|que))\s+" + _NUMBER + _RANGE, re.I)),
     (re.compile(r"\b(?:maximum|m[aá]xim[oa]s?)\b", re.I),
      re.compile(r"\b(?:at most|up to|no m[aá]ximo|(?:maximum|m[aá]xim[oa]) (?:of|de)|no more than|not more than|"
-                r"n[aã]o mais (?:de|que)|at[eé])\s+" + _NUMBER, re.I)),
+                r"n[aã]o mais (?:de|que)|at[eé])\s+" + _NUMBER + _RANGE, re.I)),
     (re.compile(r"\b(?:length|size|comprimento|tamanho)\b", re.I),
      re.compile(r"\d\s*(?:\([^)]{1,20}\)\s*)?(?:characters?|caracteres?|d[ií]gitos?|digits?|letters|letras|words|palavras|"
                 r"p[aá]ginas?|pages?|linhas|lines|cm|mm|km|metros?|meters?|kb|mb|gb)\b", re.I)),

@@ -84,6 +84,13 @@ def test_a_bound_or_a_measure_the_question_asks_is_covered_by_the_number_that_st
     ceiling = grade(_q("Qual a periodicidade máxima de revisão dos documentos?"),
                     "6.1 Todo documento deve ser revisado em até 2 (dois) anos.", "Gestão de documentos", dense=0.6)
     assert "máxima" not in ceiling.missing
+    # a range states both its bounds; a date's hyphens are no range
+    q = _q("Qual o tempo mínimo e máximo da fricção das mãos com preparação alcoólica?")
+    ranged = grade(q, "A fricção com preparação alcoólica deve durar de 20 a 30 segundos.", "POP", dense=0.6)
+    assert "mínimo" not in ranged.missing and "máximo" not in ranged.missing
+    dated = grade(_q("Qual a periodicidade máxima de revisão?"), "Última revisão: 2024-07-01 Next review: 2026-07-01",
+                  "Controle", dense=0.6)
+    assert "máxima" in dated.missing
 
 
 def test_a_short_plural_stem_of_the_question_is_held_by_its_singular():
