@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from lakehouse.text import fold
 from models.analysis import analyze, detect_language, written_out
@@ -38,7 +38,7 @@ from serving.answers.doctypes import key as type_key
 from serving.graph.bilingual import bridge
 from serving.search.index import PUBLIC
 
-__all__ = ["Card", "asked_fields", "card_of", "named_document", "one_edit"]
+__all__ = ["Card", "asked_fields", "card_of", "named_document", "one_edit", "respelled"]
 
 MIN_COVERED = 2
 MIN_SHARE = 0.6
@@ -229,10 +229,47 @@ def _leftover(question: str, naming: frozenset[str], field_words: frozenset[str]
     return out
 
 
+@cache
+def _field_words() -> frozenset[str]:
+    return frozenset(w for language in ("pt", "en") for phrases in lexicon(language).fields.values()
+                     for p in phrases for w in p.split() if len(w) >= MIN_TERM)
+
+
+def respelled(question: str, known: Callable[[str], bool]) -> str:
+    """``question`` with each word of 5 letters or more that the index does not hold (``known``) written as the
+    word of the lexicons' ``fields`` one edit from it that makes the question ask a field or name a document
+    ("deve ser revisdo", "o documetno"); a word two such words fit equally is left as typed."""
+    vocabulary = _field_words()
+    words = re.findall(r"[^\W\d_]+", question)
+    for word in dict.fromkeys(words):
+        folded = fold(word.lower())
+        if len(folded) < MIN_TERM or folded in vocabulary or known(folded):
+            continue
+        near = [v for v in sorted(vocabulary) if abs(len(v) - len(folded)) <= 1 and (
+            one_edit(folded, v) or _swapped(folded, v))]
+        before = len(asked_fields(question)[1])
+        fits = [(v, trial) for v in near
+                if len(asked_fields(trial := re.sub(rf"\b{re.escape(word)}\b", v, question))[1]) > before]
+        if len(fits) == 1:
+            question = fits[0][1]
+    return question
+
+
+def _swapped(a: str, b: str) -> bool:
+    """Two adjacent letters swapped ("documetno")."""
+    if len(a) != len(b):
+        return False
+    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+
+
 def card_of(question: str, rows: Mapping[str, Mapping], groups: frozenset[str],
-            doc_types: DocTypes | None = None) -> Card | None:
+            doc_types: DocTypes | None = None, known: Callable[[str], bool] | None = None) -> Card | None:
     """The card ``question`` asks for, among the catalog ``rows`` the caller (``groups``) may read; None when
-    it asks no field, names no single document, asks something more, or the row holds none of the fields."""
+    it asks no field, names no single document, asks something more, or the row holds none of the fields.
+    ``known``: whether the index holds a word (one it does not hold may be a field's word typed off)."""
+    if known is not None:
+        question = respelled(question, known)
     fields, field_words = asked_fields(question)
     if not fields:
         return None

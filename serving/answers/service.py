@@ -85,7 +85,8 @@ class AnswerService:
     def card(self, question: str, engine: Engine, caller: Caller) -> cards.Card | None:
         """The document card ``question`` asks for (``serving.answers.cards``), among what the caller may read."""
         return cards.card_of(question, engine.catalog.rows, caller.effective,
-                             doc_types_of(engine.catalog.values("doc_type")))
+                             doc_types_of(engine.catalog.values("doc_type")), self.known(engine, language_of(
+                                 question, engine.index.language_shares)))
 
     def prepare(self, req: QueryRequest, caller: Caller) -> Prepared:
         """Everything up to the answer text: the mode, the evidence, the relevance and the refusal decision."""

@@ -89,3 +89,16 @@ def test_a_card_names_only_documents_the_caller_may_read():
     assert card_of(question, ROWS, PUBLIC, TYPES) is None
     card = card_of(question, ROWS, frozenset({"rh"}), TYPES)
     assert card is not None and card.document_id == "hours"
+
+
+def test_a_field_word_typed_one_letter_off_is_read_when_the_index_does_not_hold_it():
+    known = {"quem", "aprovou", "higienizacao", "maos", "quando", "trata"}.__contains__
+    question = "Quem aprovou o POP de higienização das mãos, e quando ele deve ser revisdo?"
+    assert card_of(question, ROWS, PUBLIC, TYPES) is None  # "dev", "revisdo": something more is asked
+    card = card_of(question, ROWS, PUBLIC, TYPES, known)
+    assert card is not None and card.fields == ("approver", "next_review_date")
+    card = card_of("Do que trata o documetno IT-TI-021?", ROWS, PUBLIC, TYPES, known)
+    assert card is not None and (card.document_id, card.fields) == ("access", ("summary",))
+    # a word the index holds is the word typed, not a field's
+    assert card_of("Do que trata o documetno IT-TI-021?", ROWS, PUBLIC, TYPES,
+                   lambda w: known(w) or w == "documetno") is None
