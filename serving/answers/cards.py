@@ -14,7 +14,8 @@ How a question is read:
   "higienização"), one edit apart (a typo) when both are long, by its translation in the pt-en glossary, or by
   an acronym of consecutive title words ("SI": Segurança da Informação). A code the title carries
   (POP-ENF-014) names it alone. Otherwise at least ``MIN_COVERED`` title terms must be covered, and the question
-  must also name a document type ("o POP de ...", "the standard") or cover ``MIN_SHARE`` of the title. Two
+  must also name a document type ("o POP de ...", "the standard") or cover the whole title (``MIN_SHARE``: "who
+  is responsible for data retention" asks about a topic, "the Data Retention Standard" names the document). Two
   different titles covered alike name nothing; versions of one title give their newest, and documents
   sharing a title that no version number tells apart name nothing.
 - **Nothing else**: every other content term of the question is an ask or filler word, a document-type word
@@ -41,7 +42,7 @@ from serving.search.index import PUBLIC
 __all__ = ["Card", "asked_fields", "card_of", "named_document", "one_edit", "respelled"]
 
 MIN_COVERED = 2
-MIN_SHARE = 0.6
+MIN_SHARE = 1.0
 MIN_TERM = 5  # prefix and typo tolerance only between terms this long
 LEFTOVER = 0  # content terms a card question may hold beyond the document's name and the fields it asks
 _ACRONYM = re.compile(r"\b[A-Z]{2,4}\b")
@@ -158,8 +159,10 @@ def named_document(question: str, rows: Mapping[str, Mapping], readable: Callabl
     catalog ``rows`` the caller may read (``readable``), or None when it names none or several."""
     titles = _titles(rows)
     text, language = written_out(question, fillers=False)
-    q_terms = list(dict.fromkeys(analyze(text, language)))
-    bridged = bridge(q_terms, language)
+    own = analyze(text, language)
+    bridged = bridge(own, language)
+    # read in the other language too: "Data Retention Standard" in a Portuguese question is English words
+    q_terms = list(dict.fromkeys(own + analyze(text, "en" if language == "pt" else "pt")))
     codes = set(CODE.findall(question.upper()))
     acronyms = {a.lower() for a in _ACRONYM.findall(text) if a.upper() not in codes}
     typed = bool(doc_types and doc_types.named(question))
