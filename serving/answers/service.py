@@ -82,6 +82,11 @@ class AnswerService:
         """Whether the snapshot's index holds a word (as the question's language analyses it)."""
         return lambda word: any(engine.relevance.df(t) > 0 for t in analyze(word, language))
 
+    def card_query(self, question: str, caller: Caller) -> CatalogQuery | None:
+        """The one-document catalog query of a card question (``card``), or None."""
+        card = self.card(" ".join(question.split()), self.holder.require(), caller)
+        return None if card is None else CatalogQuery(document_id=card.document_id, show=card.fields)
+
     def card(self, question: str, engine: Engine, caller: Caller) -> cards.Card | None:
         """The document card ``question`` asks for (``serving.answers.cards``), among what the caller may read."""
         return cards.card_of(question, engine.catalog.rows, caller.effective,

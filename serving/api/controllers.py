@@ -158,7 +158,8 @@ class CatalogController(Controller):
     def catalog(
         self, service: Service, caller: Who, request: Request,
         question: Annotated[str | None, QueryParameter(max_length=2000, description=(
-            "a listing question, e.g. 'quais documentos vencem nos próximos 30 dias?'"))] = None,
+            "a listing question, e.g. 'quais documentos vencem nos próximos 30 dias?', or one document's governance "
+            "fields, e.g. 'quem aprovou o POP de higienização das mãos?'"))] = None,
         q: Annotated[str | None, QueryParameter(max_length=500, description=(
             "search words, ranked by BM25 over title, summary and tags within the filters; people, departments "
             "and types named in it filter; with no content words left, the filtered list in review-date order"))]
@@ -175,13 +176,14 @@ class CatalogController(Controller):
         base = CatalogQuery()
         if question:
             names = service.catalog_names()
-            base = catalog_query(question, *names) or _not_a_listing()
+            base = catalog_query(question, *names) or service.card_query(question, caller) or _not_a_listing()
         query = CatalogQuery(doc_types=tuple(doc_type or base.doc_types),
                              departments=tuple(department or base.departments),
                              responsible=responsible or base.responsible, approver=approver or base.approver,
-                             title=title, outdated=base.outdated if outdated is None else outdated,
+                             title=title, document_id=base.document_id,
+                             outdated=base.outdated if outdated is None else outdated,
                              due_within_days=base.due_within_days if due_within_days is None else due_within_days,
-                             as_of=as_of, limit=limit, offset=offset)
+                             due_by=base.due_by, as_of=as_of, limit=limit, offset=offset)
         page = service.catalog(query, caller, q)
         _note(request, mode="catalog", snapshot_id=page.snapshot_id)
         return page

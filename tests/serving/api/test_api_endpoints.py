@@ -131,6 +131,12 @@ def test_catalog_endpoint(api):
     dept = api.client.get("/v1/catalog", params={"department": "tecnologia da informacao"}).json()
     assert dept["total"] == 3
     assert api.client.get("/v1/catalog", params={"question": "qual a capital da França?"}).status_code == 400
+    # a month's window and one document's card, asked as questions, filter as they do in /v1/query
+    year = api.client.get("/v1/catalog", params={"question": "quais documentos vencem este ano?",
+                                                 "as_of": AS_OF}).json()
+    assert year["total"] == 5 and all(AS_OF <= i["next_review_date"] <= "2026-12-31" for i in year["items"])
+    card = api.client.get("/v1/catalog", params={"question": "quem aprovou o POP de higiene das mãos?"}).json()
+    assert [i["title"] for i in card["items"]] == ["POP-ENF-014 - Higienização das Mãos"]
 
 
 def test_search_endpoint(api):
