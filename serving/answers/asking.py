@@ -26,7 +26,8 @@ _PERIOD = (r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro
            r"doze|quinze|vinte|trinta|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|"
            r"thirty)\s)(?:(?:business|working|calendar)\s)?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
            r"minutos?|min\b|segundos?|seconds?|hours?|days?|months?|years?|weeks?|minutes?)|\b(?:imediat\w*|"
-           r"immediately|anual\w*|mensal\w*|semanal\w*|di[aá]ri\w*|annual\w*|monthly|weekly|daily)\b")
+           r"immediately|anual\w*|mensal\w*|semanal\w*|di[aá]ri\w*|(?:bi|tri|se)mestra\w*|quinzena\w*|annual\w*|"
+           r"(?:bi|semi)-?annual\w*|monthly|weekly|daily|hourly|quarterly|fortnightly|bimonthly|biweekly)\b")
 _AMOUNT = (r"(?:R\$|US\$|\b(?:BRL|USD|EUR|GBP)\b|€|£|\$)\s?\d|\d[\d.,]*\s?(?:reais|d[oó]lares|mil|dollars|euros|"
            r"BRL|USD|EUR)\b")
 _PERCENT = r"\d\s?%|\bpor cento\b|\bpercent\b"

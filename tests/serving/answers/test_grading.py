@@ -164,3 +164,15 @@ def test_a_colloquial_word_is_covered_by_the_word_the_passage_writes_for_it():
     widened = grade(replace(q, synonyms=synonyms(list(q.weights), "pt")), text, "Revogação de acessos", dense=0.6)
     assert "tirar" not in widened.missing and widened.score > plain.score
     assert any("4 horas" in s.text for s in widened.strips)
+
+
+def test_a_frequency_written_as_an_adverb_states_how_often():
+    backup = ("6.1 Trimestralmente, a equipe de infraestrutura restaura em ambiente isolado uma amostra de cada "
+              "sistema.\n\n6.2 O resultado de cada teste é registrado no chamado.")
+    g = grade(_q("De quanto em quanto tempo a equipe restaura o backup?"), backup,
+              "POP-TI-003 — 6. Testes de restauração do backup", dense=0.6)
+    assert g.grade == CORRECT and g.strips[0].text.startswith("6.1 Trimestralmente")
+    weekly = grade(Question.of("How often is the backup restored?", "en",
+                               {t: 1.0 for t in analyze("How often is the backup restored?", "en")}),
+                   "The backup is restored quarterly in an isolated environment.", "Backup", dense=0.6)
+    assert weekly.strips and weekly.strips[0].text.endswith("isolated environment.")
