@@ -45,7 +45,7 @@ from serving.answers.prompt import Source
 from serving.answers.relevance import terms
 from serving.answers.semantic import FITTED as semantic_fitted_models
 from serving.answers.semantic import level, median_cosine, unit_similarities
-from serving.answers.sentences import split_units
+from serving.answers.sentences import clause_leads, split_units
 from serving.answers.slots import CONTEXT
 from serving.answers.types import EvidenceItem
 from serving.answers.versions import VERSION
@@ -217,6 +217,7 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
     held = held_terms(q, terms(text, q.language) | around)
     coverage = sum(q.weights[t] for t in held) / total
     units = list(split_units(text))
+    leads = clause_leads(text)
     dropped = sum(1 for u in units if overlaps(u, flagged))
     scored = []
     heading = held_terms(q, around)
@@ -240,8 +241,10 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
         if said and not (said <= heading and own & coded) and not overlaps(u, flagged):  # it says something of
             # the question itself, not only a code and words of its heading (a running header "Contrato
             # CT-2024-0178 - Confidencial Página 1" is not an answer)
-            score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in heading - own))
-            scored.append(Strip(u, i, score / total, own | heading))
+            # the heading's terms, and those of the clause's first sentence, count part (``HEADING_SHARE``)
+            above = heading | held_terms(q, terms(leads[i], q.language)) if leads[i] else heading
+            score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in above - own))
+            scored.append(Strip(u, i, score / total, own | above))
     best = max((s.score for s in scored), default=0.0)
     strips = [s for s in scored if s.score > 0 and s.score >= STRIP_SHARE * best]
     said_units = {u: c for u, c in (sims or {}).items() if not overlaps(u, flagged)}

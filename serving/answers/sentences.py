@@ -17,6 +17,7 @@ _ABBREVIATIONS = {"dr", "dra", "sr", "sra", "enf", "farm", "nutr", "prof", "art"
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"”)]?\s+(?=[\"“(]?[A-ZÀ-ÖØ-Þ0-9])")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
+_CLAUSE = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s")  # "5.1 ", "3.2.1. ": a numbered clause of a policy or contract
 MAX_UNIT = 400
 
 
@@ -44,19 +45,36 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-@lru_cache(maxsize=5_000)
 def split_units(text: str) -> tuple[str, ...]:
     """Answerable units of one chunk's text, in order (cached: the same chunks come back)."""
+    return _split(text)[0]
+
+
+def clause_leads(text: str) -> tuple[str | None, ...]:
+    """For each unit of ``split_units(text)``, the first sentence of its numbered clause when the unit continues
+    one ("5.1 No desligamento, o RH registra a data. Todos os acessos são revogados em até 4 horas.": the second
+    sentence's lead is the first), else None. A clause's lead says what its other sentences are about."""
+    return _split(text)[1]
+
+
+@lru_cache(maxsize=5_000)
+def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
     lines = text.splitlines()
     if lines and lines[0].startswith("[") and lines[0].rstrip().endswith("]"):
         lines = lines[1:]
     units: list[str] = []
+    leads: list[str | None] = []
     paragraph: list[str] = []
     header: list[str] | None = None
 
+    def add(sentences: list[str]) -> None:
+        lead = sentences[0] if sentences and _CLAUSE.match(sentences[0]) else None
+        units.extend(sentences)
+        leads.extend([None] + [lead] * (len(sentences) - 1) if sentences else [])
+
     def flush() -> None:
         if paragraph:
-            units.extend(_sentences(" ".join(paragraph)))
+            add(_sentences(" ".join(paragraph)))
             paragraph.clear()
 
     for i, raw in enumerate(lines):
@@ -71,9 +89,9 @@ def split_units(text: str) -> tuple[str, ...]:
                 continue
             cells = _cells(line)
             if header and len(header) == len(cells):
-                units.append("; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c))
+                add(["; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)])
             else:
-                units.append(" | ".join(c for c in cells if c))
+                add([" | ".join(c for c in cells if c)])
             continue
         header = None
         if not line or line.startswith("#"):
@@ -81,11 +99,12 @@ def split_units(text: str) -> tuple[str, ...]:
             continue
         if _LIST_ITEM.match(line):
             flush()
-            units.extend(_sentences(_LIST_ITEM.sub("", line)))
+            add(_sentences(_LIST_ITEM.sub("", line)))
             continue
         paragraph.append(line)
     flush()
-    return tuple(u if len(u) <= MAX_UNIT else u[: MAX_UNIT - 1].rstrip() + "…" for u in units)
+    short = tuple(u if len(u) <= MAX_UNIT else u[: MAX_UNIT - 1].rstrip() + "…" for u in units)
+    return short, tuple(lead if lead is None or len(lead) <= MAX_UNIT else lead[:MAX_UNIT] for lead in leads)
 
 
 def best_units(units: list[Unit], scores: list[float], limit: int = 3, floor: float = 0.5) -> list[Unit]:

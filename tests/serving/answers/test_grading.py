@@ -5,6 +5,7 @@ from __future__ import annotations
 from models.analysis import analyze
 from serving.answers.grading import AMBIGUOUS, CORRECT, INCORRECT, Question, grade
 from serving.answers.prompt import Source, messages
+from serving.answers.sentences import clause_leads
 from serving.answers.versions import asked_version, family, named
 
 POLICY = "Política de Reembolso de Despesas de Viagem — 6. Prestação de contas"
@@ -176,3 +177,15 @@ def test_a_frequency_written_as_an_adverb_states_how_often():
                                {t: 1.0 for t in analyze("How often is the backup restored?", "en")}),
                    "The backup is restored quarterly in an isolated environment.", "Backup", dense=0.6)
     assert weekly.strips and weekly.strips[0].text.endswith("isolated environment.")
+
+
+def test_a_sentence_continuing_a_numbered_clause_is_read_with_the_clause_s_first_sentence():
+    access = ("5.1 No desligamento, o RH registra a data e o horário de saída no sistema. Todos os acessos lógicos "
+              "devem ser revogados em até 4 horas após o registro.\n\n5.2 Em desligamentos por justa causa, o "
+              "bloqueio dos acessos é feito imediatamente.")
+    g = grade(_q("Em quanto tempo os acessos de quem é desligado são revogados?"), access,
+              "IT-TI-021 — 5. Acessos", dense=0.6)
+    assert g.strips[0].text.startswith("Todos os acessos lógicos") and not g.strips[0].text.startswith("5.2")
+    # a paragraph that is no numbered clause lends nothing to its next sentence
+    assert clause_leads(access) == (None, access.split(". Todos")[0] + ".", None)
+    assert clause_leads(access.replace("5.1 ", "").replace("5.2 ", "")) == (None, None, None)
