@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from serving.answers import cards
 from serving.answers.engine import Engine
 from serving.answers.grading import INCORRECT, Grade, Question, grade_item
+from serving.answers.intent import doc_types_of
 from serving.answers.modes import Retrieved
 from serving.answers.modes.base import add_chunk
 from serving.answers.types import EvidenceItem
 from serving.answers.versions import archived, asked_version, family, named, number
+from serving.search.index import PUBLIC
 
 MAX_ROWS = 200  # chunks of a named document graded when looking for its passage
 FORM_TYPES = frozenset({"formulario", "formulário", "form", "template", "modelo"})
@@ -149,14 +152,31 @@ def version_name(item: EvidenceItem) -> str:
 
 
 
-def coded_documents(engine: Engine, q: Question) -> set[str]:
-    """The documents whose title or file name holds a code the question names ("o contrato CT-2024-0187")."""
-    return {d for code in q.codes for d in engine.coded.get(code, ())}
+def coded_documents(engine: Engine, q: Question, groups: frozenset[str] | None = None) -> set[str]:
+    """The documents the question names: those whose title or file name holds a code it names ("o contrato
+    CT-2024-0187"); with ``groups`` and no code, the one document it names by its title as the document cards
+    read one (``cards.named_document``: shortened, misspelt, in the other language; "segundo o playbook de resposta
+    a incidentes"), among those ``groups`` may read."""
+    coded = {d for code in q.codes for d in engine.coded.get(code, ())}
+    catalog = getattr(engine, "catalog", None)  # an engine without a catalog (a test's stand-in) names by code
+    if coded or groups is None or not q.text or catalog is None or asked_version(q.text) is not None:
+        return coded  # a version the question names selects among a title's documents (``split_versions``)
+    types = doc_types_of(catalog.values("doc_type"))
+    if not types.named(q.text):  # "segundo o playbook de ...": a document is named as the source by its type too;
+        return coded  # a title alone names what the question is about ("The Dandy Warhols"), not where to read
+    allowed = groups | {PUBLIC}
+    named = cards.named_document(q.text, catalog.rows, lambda row: bool(set(row.get("access_groups") or ()) & allowed),
+                                 types)
+    if named is None:
+        return set()
+    # every version of it: which one answers is the versions' choice (``split_versions``)
+    title = catalog.rows[named[0]].get("title") or ""
+    return set(engine.families.get(family(str(title)), ())) | {named[0]}
 
 
 def add_coded(req: Request) -> None:
     """Each document the question names by its code with its best passage for the question added to the
     evidence (graded), when the retrieved ones of it are worse or missing: the slot asked of a contract is
     answered from the contract, whatever the retriever ranked first."""
-    for document_id in sorted(coded_documents(req.engine, req.q)):
+    for document_id in sorted(coded_documents(req.engine, req.q, req.groups)):
         req.source_of(document_id)

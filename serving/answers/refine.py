@@ -140,7 +140,7 @@ def introduced(req: Request, n: int, strip: Strip) -> str:
 
 def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     labels = LABELS.get(language, LABELS["pt"])
-    coded = coded_documents(req.engine, req.q)
+    coded = coded_documents(req.engine, req.q, req.groups)
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
     chosen = [n for n in ranked if req.grades[n].grade == CORRECT] or \
         [n for n in ranked if req.grades[n].grade == AMBIGUOUS]

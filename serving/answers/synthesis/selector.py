@@ -67,7 +67,7 @@ class Selector:
         ranked = sorted(grades, key=lambda n: -grades[n].score)
         pool = [n for n in ranked if grades[n].grade == CORRECT] or \
             [n for n in ranked if grades[n].grade == AMBIGUOUS]
-        coded = refine.coded_documents(req.engine, req.q)
+        coded = refine.coded_documents(req.engine, req.q, req.groups)
         if coded and not req.q.parts:  # a document the question names by its code answers, not one citing it
             pool = [n for n in pool if req.item(n).document_id in coded] or pool
         if not pool:
