@@ -17,7 +17,7 @@ from functools import cache
 from lakehouse.text import fold
 from models.lexicon import lexicon
 
-__all__ = ["mismatched", "pinned"]
+__all__ = ["mismatched", "pinned", "states"]
 
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10}
 _WORDS = frozenset({"may"})  # month names that are common words of their language
@@ -81,3 +81,10 @@ def mismatched(question: str, texts: list[str]) -> list[str]:
         for kind, values in _values(text).items():
             stated.setdefault(kind, set()).update(values)
     return [kind for kind, values in asked.items() if stated.get(kind) and not values & stated[kind]]
+
+
+def states(question: str, text: str) -> bool:
+    """Whether ``text`` states a value the question names of some kind (the month or level asked)."""
+    asked = pinned(question)
+    stated = _values(text)
+    return any(values & stated.get(kind, set()) for kind, values in asked.items())

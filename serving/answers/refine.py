@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from models.injection import overlaps
-from serving.answers import prompt
+from serving.answers import constraints, prompt
 from serving.answers.bridges import bridged, with_reason
 from serving.answers.compose import Draft, refusal
 from serving.answers.evidence import (  # noqa: F401 - the composers' request and substitutions, re-exported
@@ -46,7 +46,7 @@ LABELS = {
 }
 # the rule families of the composer, each switchable for the ablation on the test split and its rewordings
 # (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0013)
-FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason")
+FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason", "pinned")
 ENABLED: set[str] = set(FAMILIES)
 
 
@@ -99,6 +99,23 @@ def _one_value(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, S
     return [p for p in kept if not p[1].values or req.item(p[0]).document_id == doc]
 
 
+
+
+def _pinned(req: Request, sources: list[int], kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """The month or level the question names ("nível I", "em agosto de 2025"; ``constraints``): strips stating
+    only another one give way to those stating it, the best of the sources' strips that do when none kept does
+    (the row of level III ranked first, the row of level I beside it)."""
+    if not constraints.pinned(req.q.text):
+        return kept
+    other = [p for p in kept if constraints.mismatched(req.q.text, [p[1].text])]
+    if not other:
+        return kept
+    stating = [p for p in kept if p not in other and constraints.states(req.q.text, p[1].text)]
+    if stating:
+        return [p for p in kept if p not in other]
+    found = sorted(((n, s) for n in sources for s in req.grades[n].strips
+                    if constraints.states(req.q.text, s.text)), key=lambda p: -p[1].score)
+    return found[:1] or kept
 
 
 def _next_clauses(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
@@ -154,6 +171,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     picked = _strips(req, main)
     if not picked:
         return refusal(language)
+    if "pinned" in ENABLED:
+        picked = _pinned(req, main, picked)
     older_docs = {req.item(n).document_id or "" for n in older}
     if "bridges" in ENABLED:
         picked += bridged(req, picked, older_docs, _form)  # documents the quoted strips name hold the next hop

@@ -80,3 +80,20 @@ def test_a_question_of_several_parts_quotes_a_weaker_strip_that_answers_its_othe
 
 
 
+
+
+def test_a_row_of_another_level_gives_way_to_the_row_of_the_level_the_question_names():
+    from serving.answers.refine import _pinned
+
+    held = frozenset({"salari", "nurs"})
+    third = Strip("Cargo: Enfermeiro(a) Especialista; Nível: III; Mínimo (R$): 7.200,00", 0, 0.6, held)
+    first = Strip("Cargo: Enfermeiro(a); Nível: I; Mínimo (R$): 5.200,00; Máximo (R$): 6.400,00", 1, 0.55, held)
+    req = SimpleNamespace(q=SimpleNamespace(text="What is the salary range for a level I nurse?"),
+                          grades={1: SimpleNamespace(strips=[third, first])})
+    assert [s.text for _, s in _pinned(req, [1], [(1, third)])] == [first.text]
+    assert [s.text for _, s in _pinned(req, [1], [(1, third), (1, first)])] == [first.text]
+    # a question naming no level, or no strip stating the named one: the strips stay
+    unpinned = SimpleNamespace(q=SimpleNamespace(text="What is the salary range for a nurse?"), grades=req.grades)
+    assert _pinned(unpinned, [1], [(1, third)]) == [(1, third)]
+    only_third = SimpleNamespace(q=req.q, grades={1: SimpleNamespace(strips=[third])})
+    assert _pinned(only_third, [1], [(1, third)]) == [(1, third)]
