@@ -36,6 +36,7 @@ from serving.answers.agentic.references import CODE
 from serving.answers.asking import phrase_pattern
 from serving.answers.doctypes import DocTypes
 from serving.answers.doctypes import key as type_key
+from serving.answers.versions import asked_version
 from serving.graph.bilingual import bridge
 from serving.search.index import PUBLIC
 
@@ -271,6 +272,8 @@ def card_of(question: str, rows: Mapping[str, Mapping], groups: frozenset[str],
     """The card ``question`` asks for, among the catalog ``rows`` the caller (``groups``) may read; None when
     it asks no field, names no single document, asks something more, or the row holds none of the fields.
     ``known``: whether the index holds a word (one it does not hold may be a field's word typed off)."""
+    if asked_version(question) is not None:  # "na versão 1 da política, qual era ...": a version selects a
+        return None  # document to read, it is not its version field asked
     if known is not None:
         question = respelled(question, known)
     fields, field_words = asked_fields(question)

@@ -6,8 +6,9 @@
   themes);
 - ``context``: no text, the usable evidence cited.
 
-The extractive ones sit behind the near-miss refusal (``guard``), a mode's own answer (which says which part
-it found nothing for) does not; with an LLM configured and asked for, ``Generated`` writes
+A version the question names that the title it asks about does not have is refused first (``versions``). The
+extractive ones sit behind the near-miss refusal (``guard``), a mode's own answer (which says which part it
+found nothing for) does not; with an LLM configured and asked for, ``Generated`` writes
 the answer from the prompt, checks its citations and falls back to the configured synthesizer."""
 
 from __future__ import annotations
@@ -19,22 +20,25 @@ from serving.answers.synthesis.guard import Guarded
 from serving.answers.synthesis.refusal import NearMiss
 from serving.answers.synthesis.rules import Chain, Corrective, ModeAnswer, rules
 from serving.answers.synthesis.selector import Selector
+from serving.answers.synthesis.versions import AbsentVersion
 
 NAMES = ("selector", "rules", "context")
 DEFAULT = "rules"  # the one that wins on the test split and its rewordings
 
-__all__ = ["DEFAULT", "NAMES", "Chain", "ContextOnly", "Corrective", "Generated", "Graded", "Guarded", "ModeAnswer",
-           "NearMiss", "Selector", "Synthesizer", "build", "rules"]
+__all__ = ["DEFAULT", "NAMES", "AbsentVersion", "Chain", "ContextOnly", "Corrective", "Generated", "Graded", "Guarded",
+           "ModeAnswer", "NearMiss", "Selector", "Synthesizer", "build", "rules"]
 
 
 def build(name: str, near_miss: bool = True) -> Synthesizer:
     """The synthesizer a setting names (``NAMES``); ``near_miss``: behind the near-miss refusal."""
     if name == "selector":  # a mode's own answer checks each part itself; the near-miss check guards the rest
         selector = Selector()
-        return Chain((ModeAnswer(selector), Guarded(selector) if near_miss else selector), "selector")
+        return Chain((AbsentVersion(), ModeAnswer(selector), Guarded(selector) if near_miss else selector),
+                     "selector")
     if name == "rules":
         corrective = Corrective()
-        return Chain((ModeAnswer(corrective), Guarded(corrective) if near_miss else corrective), "rules")
+        return Chain((AbsentVersion(), ModeAnswer(corrective), Guarded(corrective) if near_miss else corrective),
+                     "rules")
     if name == "context":
         return ContextOnly()
     raise ValueError(f"unknown synthesizer {name!r}; one of {', '.join(NAMES)}")

@@ -78,6 +78,20 @@ def test_unknown_code_is_refused(api):
     assert any("CT-2024-0817" in w for w in body["warnings"])
 
 
+def test_a_version_the_policy_does_not_have_is_refused_with_the_versions_there_are(api):
+    body = api.client.post("/v1/query", json={
+        "question": "Na versão 5 da política de reembolso de despesas de viagem, qual era o prazo para prestar "
+                    "contas?"}).json()
+    assert body["status"] == "not_found" and "10 (dez) dias" not in body["answer"]
+    assert "Versões disponíveis:" in body["answer"]
+    assert "Viagem v2" in body["answer"] and "Viagem v3" in body["answer"]
+    # a version it has is answered from that version
+    v2 = api.client.post("/v1/query", json={
+        "question": "Na versão 2 da política de reembolso de despesas de viagem, qual era o prazo para prestar "
+                    "contas?"}).json()
+    assert v2["status"] == "answered" and "30 (trinta) dias" in v2["answer"]
+
+
 def test_auto_routes_catalog_questions(api):
     body = api.client.post("/v1/query", json={"question": "Quais documentos vencem nos próximos 30 dias?",
                                               "as_of": AS_OF}).json()
