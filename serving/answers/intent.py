@@ -72,9 +72,10 @@ def doc_types_of(known: list[str]) -> DocTypes:
     return _doc_types(tuple(known))
 
 
-def names_in(question: str, values: list[str]) -> list[str]:
+def names_in(question: str, values: list[str], partial: bool = False) -> list[str]:
     """Catalog values (people, departments) named in the question, with or without an honorific; a name of
-    several words also with one of its long words typed one letter off ("Vasconscelos")."""
+    several words also with one of its long words typed one letter off ("Vasconscelos"). ``partial`` (people):
+    when none is named whole, the one person a part of a name names ("Dr. Roberto", "Almeida Queiroz")."""
     text = " " + re.sub(r"[^\w\s.]", " ", fold(question)) + " "
     words = re.findall(r"\w+", text)
     found = []
@@ -83,7 +84,25 @@ def names_in(question: str, values: list[str]) -> list[str]:
         bare = _HONORIFIC.sub("", folded)
         if any(len(v) > 3 and f" {v} " in text.replace("?", " ") for v in {folded, bare}) or _typed(bare, words):
             found.append(value)
+    if partial and not found:
+        named = [value for value in values if _part_of(_HONORIFIC.sub("", fold(value)), text, question)]
+        found = named if len(named) == 1 else []  # a part two people share names neither
     return found
+
+
+def _part_of(name: str, text: str, question: str) -> bool:
+    """Two consecutive words of ``name`` (a person's, of three words or more) in ``text`` (the folded
+    ``question``), or its first or last word alone, not followed by another capitalised word ("dr. roberto", "a
+    vanessa", "o queiroz"; "Helena Prada Vasconscelos" is someone else)."""
+    own = [w for w in re.findall(r"\w+", name) if len(w) > 2]
+    if len(own) < 3:
+        return False
+    plain = text.replace(".", " ")
+    if any(f" {a} {b} " in plain for a, b in zip(own, own[1:], strict=False)):
+        return True
+    tokens = re.findall(r"\w+", question)
+    return any(fold(t) in (own[0], own[-1]) and len(t) >= 4 and not (i + 1 < len(tokens) and tokens[i + 1][0].isupper())
+               for i, t in enumerate(tokens))
 
 
 def _typed(name: str, words: list[str]) -> bool:
@@ -148,9 +167,9 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
         predicate = True
         if not (_ANY.search(text) and q.doc_types):  # "which X exist, and is any overdue?": show, do not filter
             q = replace(q, outdated=True)
-    if _APPROVER.search(text) and (found := names_in(question, people.get("approver", []))):
+    if _APPROVER.search(text) and (found := names_in(question, people.get("approver", []), partial=True)):
         q, predicate = replace(q, approver=found[0]), True
-    if _RESPONSIBLE.search(text) and (found := names_in(question, people.get("responsible", []))):
+    if _RESPONSIBLE.search(text) and (found := names_in(question, people.get("responsible", []), partial=True)):
         q, predicate = replace(q, responsible=found[0]), True
     found = names_in(question, departments)
     if found and (_DEPARTMENT.search(text) or len(found[0]) > 12):  # a long name needs no "departamento"

@@ -13,7 +13,7 @@ from lakehouse.settings import read_settings
 from serving.answers.access import ANONYMOUS, Access
 from serving.answers.citations import StreamChecker, check
 from serving.answers.errors import Unauthorized
-from serving.answers.intent import catalog_query, route
+from serving.answers.intent import catalog_query, names_in, route
 from serving.answers.prompt import Source, messages
 from serving.answers.sentences import split_units
 from serving.answers.types import Filters
@@ -77,6 +77,10 @@ def test_units_skip_the_context_line_and_render_table_rows():
     ("Quais documentos foram aprovados pela Dra. Helena Prado Vasconscelos?",
      {"approver": "Dra. Helena Prado Vasconcelos"}),
     ("q docs o eduardo vieira gomez aprovou?", {"approver": "Eduardo Vieira Gomes"}),
+    # a part of a name that names one person: the first or last name alone, two of its words
+    ("quais documentos a Dra. Helena aprovou?", {"approver": "Dra. Helena Prado Vasconcelos"}),
+    ("que docs o gomes aprovou?", {"approver": "Eduardo Vieira Gomes"}),
+    ("documentos elaborados por Cardoso Dias", {"responsible": "Rafael Cardoso Dias"}),
     ("Quais documentos são do departamento de Tecnologia da Informação?",
      {"departments": ["Tecnologia da Informação"]}),
     ("Quais protocolos gerenciados existem e algum está com a revisão vencida?",
@@ -108,6 +112,13 @@ def test_a_predicate_word_typed_one_letter_off_is_read(question, expected):
                                       "Quais documentos foram aprovados pela Helena Prada Vasconscelos?"])
 def test_other_questions_are_not_catalog_questions(question):
     assert catalog_query(question, DEPARTMENTS, PEOPLE, TYPES) is None
+
+
+def test_a_part_of_a_name_two_people_share_names_neither():
+    people = ["Dr. Roberto Almeida Queiroz", "Roberto Lima Souza"]
+    assert names_in("quais documentos o Roberto aprovou?", people, partial=True) == []
+    assert names_in("quais documentos o Roberto Lima aprovou?", people, partial=True) == ["Roberto Lima Souza"]
+    assert names_in("quais documentos o Roberto aprovou?", people) == []  # departments: whole names only
 
 
 @pytest.mark.parametrize("as_of, week, month, year", [
