@@ -54,6 +54,7 @@ class CatalogQuery:
     document_id: str | None = None  # one document (a card: the question named it; ``serving.answers.cards``)
     due_within_days: int | None = None
     due_by: str | None = None  # "week", "month" or "year": review due from as_of to the end of that period
+    due_year: int | None = None  # review due within that calendar year ("quais políticas vencem em 2027?")
     outdated: bool | None = None
     as_of: date | None = None
     limit: int = 100
@@ -63,6 +64,9 @@ class CatalogQuery:
     def describe(self) -> dict:
         out = {k: v for k, v in self.__dict__.items() if v not in (None, (), 0) and k not in ("limit", "show")}
         return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
+
+
+MIN_YEAR, MAX_YEAR = 1900, 2199  # the years a due_year may name
 
 
 def period_end(as_of: date, period: str) -> date:
@@ -158,6 +162,12 @@ class Catalog:
         if q.due_by is not None:
             where.append("next_review_date between ? and ?")
             params += [as_of, period_end(as_of, q.due_by)]
+        if q.due_year is not None:
+            if not MIN_YEAR <= q.due_year <= MAX_YEAR:
+                raise InvalidRequest(f"due_year must be between {MIN_YEAR} and {MAX_YEAR}, not {q.due_year}",
+                                     "due_year")
+            where.append("next_review_date between ? and ?")
+            params += [date(q.due_year, 1, 1), date(q.due_year, 12, 31)]
         if q.outdated is not None:
             where.append("next_review_date < ?" if q.outdated
                          else "(next_review_date >= ? or next_review_date is null)")

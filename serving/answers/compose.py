@@ -148,6 +148,9 @@ def catalog_text(items: list[CatalogItem], total: int, query: CatalogQuery, lang
                 {"week": "this week", "month": "this month", "year": "this year"})[query.due_by]
         head = (f"{total} documento(s) com revisão prevista até o fim {this} ({as_of} a {until}):" if pt else
                 f"{total} document(s) due for review by the end of {this} ({as_of} to {until}):")
+    elif query.due_year is not None:
+        head = (f"{total} documento(s) com revisão prevista em {query.due_year}:" if pt else
+                f"{total} document(s) due for review in {query.due_year}:")
     elif query.outdated:
         head = (f"{total} documento(s) com a revisão vencida em {as_of}:" if pt else
                 f"{total} document(s) overdue for review as of {as_of}:")

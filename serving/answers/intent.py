@@ -44,6 +44,7 @@ def _periods() -> tuple[re.Pattern, dict[str, str]]:
     return re.compile(rf"\b(?:{alternatives})\s+({'|'.join(map(re.escape, units))})\b"), units
 
 
+_YEAR = re.compile(r"(?<![\w/.-])((?:19|20|21)\d\d)(?![\w/.-])")  # a year standing alone, not in a code or date
 _DUE_WORD = re.compile(r"\b(vencem|vence|vencer|vencimento|revis\w*|due|expir\w*|review\w*)\b")
 _APPROVER = re.compile(r"\b(aprov\w*|approv\w*)\b")
 _RESPONSIBLE = re.compile(r"\b(elabor\w*|respons\w*|prepar\w*|owner\w*|autor\w*|author\w*|dono)\b")
@@ -163,6 +164,8 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
         q, predicate = replace(q, due_within_days=int(m.group(1))), True
     elif (m := _periods()[0].search(text)) and _DUE_WORD.search(text):  # "vencem este mês": up to its end
         q, predicate = replace(q, due_by=_periods()[1][m.group(1)]), True
+    elif len(years := set(_YEAR.findall(text))) == 1 and _DUE_WORD.search(text):  # "vencem em 2027"
+        q, predicate = replace(q, due_year=int(years.pop())), True
     if _OUTDATED.search(text):
         predicate = True
         if not (_ANY.search(text) and q.doc_types):  # "which X exist, and is any overdue?": show, do not filter

@@ -168,6 +168,8 @@ class CatalogController(Controller):
         department: Annotated[list[str] | None, QueryParameter(max_items=20)] = None,
         responsible: Text = None, approver: Text = None, title: Text = None,
         due_within_days: Annotated[int | None, QueryParameter(ge=0, le=3650)] = None,
+        due_year: Annotated[int | None, QueryParameter(ge=1900, le=2199, description=(
+            "review due within that calendar year"))] = None,
         outdated: Annotated[bool | None, QueryParameter()] = None,
         as_of: Annotated[date | None, QueryParameter(description="reference date (default: today)")] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
@@ -183,7 +185,8 @@ class CatalogController(Controller):
                              title=title, document_id=base.document_id,
                              outdated=base.outdated if outdated is None else outdated,
                              due_within_days=base.due_within_days if due_within_days is None else due_within_days,
-                             due_by=base.due_by, as_of=as_of, limit=limit, offset=offset)
+                             due_by=base.due_by, due_year=base.due_year if due_year is None else due_year,
+                             as_of=as_of, limit=limit, offset=offset)
         page = service.catalog(query, caller, q)
         _note(request, mode="catalog", snapshot_id=page.snapshot_id)
         return page

@@ -68,6 +68,8 @@ def test_units_skip_the_context_line_and_render_table_rows():
     ("Quais documentos vencem este mês?", {"due_by": "month"}),
     ("q documentos vencem esse mes?", {"due_by": "month"}),
     ("quais politicas vencem ate o fim do ano?", {"doc_types": ["politica"], "due_by": "year"}),
+    ("quais politicas vencem em 2027?", {"doc_types": ["politica"], "due_year": 2027}),
+    ("Which documents are due for review in 2026?", {"due_year": 2026}),
     ("Which documents are due for review by the end of this week?", {"due_by": "week"}),
     ("Quais documentos estão com a revisão vencida?", {"outdated": True}),
     ("Quais documentos do RH estão com a revisão vencida?", {"doc_types": ["rh"], "outdated": True}),
@@ -109,7 +111,9 @@ def test_a_predicate_word_typed_one_letter_off_is_read(question, expected):
                                       "Quem aprovou o POP de higienização das mãos?",
                                       "Qual o prazo de prestação de contas?",
                                       # two words off is another person
-                                      "Quais documentos foram aprovados pela Helena Prada Vasconscelos?"])
+                                      "Quais documentos foram aprovados pela Helena Prada Vasconscelos?",
+                                      # a year inside a code is no year asked
+                                      "Quando vence o contrato CT-2024-0187?"])
 def test_other_questions_are_not_catalog_questions(question):
     assert catalog_query(question, DEPARTMENTS, PEOPLE, TYPES) is None
 

@@ -151,6 +151,14 @@ def test_catalog_endpoint(api):
     assert year["total"] == 5 and all(AS_OF <= i["next_review_date"] <= "2026-12-31" for i in year["items"])
     card = api.client.get("/v1/catalog", params={"question": "quem aprovou o POP de higiene das mãos?"}).json()
     assert [i["title"] for i in card["items"]] == ["POP-ENF-014 - Higienização das Mãos"]
+    # a calendar year, as a parameter or in a question; a year out of range is the client's mistake
+    in_2027 = api.client.get("/v1/catalog", params={"due_year": 2027}).json()
+    assert in_2027["total"] >= 1 and all(i["next_review_date"].startswith("2027-") for i in in_2027["items"])
+    asked = api.client.get("/v1/catalog", params={"question": "quais políticas vencem em 2027?"}).json()
+    assert 1 <= asked["total"] <= in_2027["total"]
+    assert all(i["next_review_date"].startswith("2027-") and i["doc_type"] == "politica" for i in asked["items"])
+    bad = api.client.get("/v1/catalog", params={"due_year": 3000})
+    assert bad.status_code == 400 and "due_year" in bad.text
 
 
 def test_search_endpoint(api):
