@@ -27,8 +27,8 @@ from serving.answers.doctypes import DocTypes
 _EXIST = re.compile(r"\b(existem|existe|ha|temos|tem|exist|are there|do we have)\b")
 _ANY = re.compile(r"\b(algum|alguma|algum deles|any|some of them)\b")
 _DUE = re.compile(r"(?:proxim[oa]s|nos|em|next|within|in the next)\s+(\d{1,4})\s+(?:dias|days)")
-_OUTDATED = re.compile(r"revisao vencida|revisoes vencidas|vencid[oa]s|desatualizad|atrasad|overdue|outdated|"
-                       r"past due|out of date|expired")
+_OUTDATED = re.compile(r"revisao vencida|revisoes vencidas|vencid[oa]s|\bvenc(?:eram|eu)\b|\bexpir(?:aram|ou)\b|"
+                       r"desatualizad|atrasad|overdue|outdated|past due|out of date|expired")
 
 
 @cache

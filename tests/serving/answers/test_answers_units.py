@@ -72,6 +72,7 @@ def test_units_skip_the_context_line_and_render_table_rows():
     ("Which documents are due for review in 2026?", {"due_year": 2026}),
     ("Which documents are due for review by the end of this week?", {"due_by": "week"}),
     ("Quais documentos estão com a revisão vencida?", {"outdated": True}),
+    ("quais documentos venceram e ainda nao foram revisados?", {"outdated": True}),
     ("Quais documentos do RH estão com a revisão vencida?", {"doc_types": ["rh"], "outdated": True}),
     ("Quais documentos foram aprovados pela Dra. Helena Prado Vasconcelos?",
      {"approver": "Dra. Helena Prado Vasconcelos"}),
