@@ -166,7 +166,11 @@ def named_document(question: str, rows: Mapping[str, Mapping], readable: Callabl
     q_terms = list(dict.fromkeys(own + analyze(text, "en" if language == "pt" else "pt")))
     codes = set(CODE.findall(question.upper()))
     acronyms = {a.lower() for a in _ACRONYM.findall(text) if a.upper() not in codes}
-    typed = bool(doc_types and doc_types.named(question))
+    named_types = doc_types.named(question) if doc_types else ()
+    typed = bool(named_types)
+    # the words naming those types ("protocolo gerenciado", "managed protocol") name no one document of them
+    type_words = " ".join(n for n, t in doc_types.names.items() if t in named_types) if doc_types else ""
+    type_terms = set(analyze(type_words, "pt")) | set(analyze(type_words, "en")) if type_words else set()
     covered: dict[str, dict[str, set[str]]] = {}  # document id -> title term -> the question's terms covering it
     for q in q_terms:
         for x in bridged.get(q, {q}):
@@ -189,7 +193,8 @@ def named_document(question: str, rows: Mapping[str, Mapping], readable: Callabl
             continue
         held = covered.get(d, {})
         share = len(held.keys() & set(title.terms)) / max(1, len(title.terms))
-        if d not in by_code and (len(held) < MIN_COVERED or not (typed or share >= MIN_SHARE)):
+        if d not in by_code and (len(held) < MIN_COVERED or not (typed or share >= MIN_SHARE)
+                                 or not held.keys() - type_terms):
             continue
         naming = {q for qs in held.values() for q in qs} | (naming_codes if d in by_code else set())
         scored.append(((d in by_code, len(held), share), title, frozenset(naming)))

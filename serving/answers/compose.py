@@ -130,10 +130,32 @@ def card_text(item: CatalogItem, fields: tuple[str, ...], language: str) -> Draf
     return Draft(f"{item.title} — {'; '.join(parts)} [1]", [1], "answered", "catalog")
 
 
+def _none_listed(query: CatalogQuery, language: str) -> Draft:
+    """The refusal for a listing no row the caller may read meets, saying which condition none meets: "tem algum
+    protocolo vencido?" is answered "none", not left at "not found"."""
+    pt, as_of = language == "pt", fmt_date(query.as_of or date.today(), language)
+    if query.outdated:
+        said = f"com a revisão vencida em {as_of}" if pt else f"overdue for review as of {as_of}"
+    elif query.due_year is not None:
+        said = f"com revisão prevista em {query.due_year}" if pt else f"due for review in {query.due_year}"
+    elif query.due_within_days is not None:
+        said = (f"com revisão prevista nos próximos {query.due_within_days} dias" if pt else
+                f"due for review in the next {query.due_within_days} days")
+    elif query.due_by is not None:
+        until = fmt_date(period_end(query.as_of or date.today(), query.due_by), language)
+        said = f"com revisão prevista até {until}" if pt else f"due for review by {until}"
+    else:
+        said = "que atenda aos filtros" if pt else "meets the filters"
+    line = f"Nenhum documento que você pode ler {said}." if pt else f"No document you may read is {said}."
+    if not pt and said == "meets the filters":
+        line = "No document you may read meets the filters."
+    return Draft(f"{not_found(language)}\n{line}", [], "not_found", "catalog")
+
+
 def catalog_text(items: list[CatalogItem], total: int, query: CatalogQuery, language: str) -> Draft:
     """A listing of catalog rows, each with its owners and review date, each cited."""
     if not items:
-        return refusal(language)
+        return refusal(language) if query.document_id is not None else _none_listed(query, language)
     names, pt = META[language], language == "pt"
     if query.document_id is not None:  # a card: the fields asked of one document, in the order asked
         return card_text(items[0], query.show, language)

@@ -25,9 +25,10 @@ from serving.answers.catalog import CatalogQuery
 from serving.answers.doctypes import DocTypes
 
 _EXIST = re.compile(r"\b(existem|existe|ha|temos|tem|exist|are there|do we have)\b")
+_LISTING = re.compile(r"\b(quais|which|what|existem|exist|lista\w*|list)\b")
 _ANY = re.compile(r"\b(algum|alguma|algum deles|any|some of them)\b")
 _DUE = re.compile(r"(?:proxim[oa]s|nos|em|next|within|in the next)\s+(\d{1,4})\s+(?:dias|days)")
-_OUTDATED = re.compile(r"revisao vencida|revisoes vencidas|vencid[oa]s|\bvenc(?:eram|eu)\b|\bexpir(?:aram|ou)\b|"
+_OUTDATED = re.compile(r"revisao vencida|revisoes vencidas|vencid[oa]s?\b|\bvenc(?:eram|eu)\b|\bexpir(?:aram|ou)\b|"
                        r"desatualizad|atrasad|overdue|outdated|past due|out of date|expired")
 
 
@@ -168,7 +169,8 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
         q, predicate = replace(q, due_year=int(years.pop())), True
     if _OUTDATED.search(text):
         predicate = True
-        if not (_ANY.search(text) and q.doc_types):  # "which X exist, and is any overdue?": show, do not filter
+        # "which X exist, and is any overdue?": show them all, do not filter; "tem algum X vencido?" filters
+        if not (_ANY.search(text) and q.doc_types and _LISTING.search(text)):
             q = replace(q, outdated=True)
     if _APPROVER.search(text) and (found := names_in(question, people.get("approver", []), partial=True)):
         q, predicate = replace(q, approver=found[0]), True

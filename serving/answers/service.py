@@ -127,7 +127,7 @@ class AnswerService:
             listed = modes.Retrieved("catalog", evidence=compose.catalog_evidence(items, engine))
             listed.timings["catalog_ms"] = _ms(started)
             draft = compose.catalog_text(items, total, cq, language)
-            if draft.status == "answered":
+            if draft.status == "answered" or not items:  # a listing names its filters, found or not
                 draft.text = mention_filters(draft.text, cq, language)
             return Prepared(engine, question, language, mode, req, caller, started, listed,
                             catalog=(cq, items, total), draft=draft, followup=followup)

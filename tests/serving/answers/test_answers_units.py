@@ -88,6 +88,8 @@ def test_units_skip_the_context_line_and_render_table_rows():
      {"departments": ["Tecnologia da Informação"]}),
     ("Quais protocolos gerenciados existem e algum está com a revisão vencida?",
      {"doc_types": ["protocolo_gerenciado"]}),
+    # asked only whether any is overdue: the overdue ones
+    ("tem algum protocolo vencido?", {"doc_types": ["protocolo"], "outdated": True}),
 ])
 def test_catalog_questions_are_read_from_metadata(question, expected):
     query = catalog_query(question, DEPARTMENTS, PEOPLE, TYPES)
@@ -232,3 +234,18 @@ def test_catalog_prefers_the_dbt_mart_and_keeps_active_documents(tmp_path):
     assert catalog.query(CatalogQuery(due_by="month", as_of=date(2026, 11, 29)), rh)[1] == 0
     assert catalog.query(CatalogQuery(due_by="week", as_of=date(2026, 12, 1)), rh)[1] == 2
     assert catalog.query(CatalogQuery(due_by="week", as_of=date(2026, 12, 6)), rh)[1] == 1
+
+
+def test_a_listing_none_meets_says_which_condition_none_meets():
+    from datetime import date
+
+    from serving.answers.catalog import CatalogQuery
+    from serving.answers.compose import catalog_text
+    from serving.answers.wording import is_refusal
+
+    query = CatalogQuery(doc_types=("protocolo",), outdated=True, as_of=date(2026, 12, 6))
+    draft = catalog_text([], 0, query, "pt")
+    assert draft.status == "not_found" and is_refusal(draft.text)
+    assert "Nenhum documento que você pode ler com a revisão vencida em 06/12/2026." in draft.text
+    year = catalog_text([], 0, CatalogQuery(due_year=2031), "en").text
+    assert "No document you may read is due for review in 2031." in year

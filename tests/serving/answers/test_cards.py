@@ -69,6 +69,8 @@ def test_a_named_documents_fields_are_a_card(question, document_id, fields):
     "Qual era o prazo de prestação de contas de viagem na versão 2 da política de reembolso?",
     "Quem aprovou a Política de Segurança da Informação para Terceiros e em que reunião a minuta foi aprovada?",
     "Quem aprova as férias segundo a política de banco de horas?",
+    # the words of a type alone name no one document of it
+    "quem aprovou o protocolo clínico?",
     # a version named selects what to read, whatever the words about its version field
     "Which was the deadline in version 1 of the travel reimbursement policy?",
     # names no single document: none, or two alike ("a política" of what?)
