@@ -56,6 +56,7 @@ PUBLIC = frozenset()
     ("oq é o IT-TI-021?", "access", ("summary",)),
     ("What is document IT-TI-021 about?", "access", ("summary",)),
     ("Qual é a versão do IT-TI-021?", "access", ("version",)),
+    ("qual a última versão da política de segurança da informação para terceiros?", "thirds", ("version",)),
     # two versions of one title: the newest answers
     ("quem aprovou a política de reembolso de despesas de viagem?", "travel3", ("approver",)),
 ])
