@@ -14,6 +14,10 @@ def test_abbreviations_and_fillers_give_the_terms_of_the_formal_question() -> No
     assert set(analyze_query("me diz o valor do vale refeição")) == set(analyze("o valor do vale refeição", "pt"))
     assert set(analyze_query("how long does it take to get reimbursed? pls tell me", "en")) == \
         set(analyze("how long reimbursed", "en"))
+    assert set(analyze_query("qnts dias uteis pra reembolso cair na conta?")) == \
+        set(analyze_query("Quantos dias úteis para o reembolso cair na conta?"))
+    assert set(analyze_query("o que acontece se eu nao fizer a prestação de contas")) == \
+        set(analyze_query("o que acontece se eu não a prestação de contas"))
 
 
 def test_a_colloquial_question_is_read_as_portuguese() -> None:
