@@ -92,6 +92,20 @@ def names_in(question: str, values: list[str], partial: bool = False) -> list[st
     return found
 
 
+_INITIALS = re.compile(r"\b[A-Z]{2,4}\b")
+_LINK_WORDS = frozenset({"de", "da", "do", "das", "dos", "e", "of", "and", "the", "for"})
+
+
+def initialled(question: str, values: list[str]) -> list[str]:
+    """The values (departments) whose words' initials a word of the question written in capitals is ("TI" for
+    Tecnologia da Informação, "IT" for Information Technology, "RH" for Recursos Humanos)."""
+    asked = {w.lower() for w in _INITIALS.findall(question)}
+    if not asked:
+        return []
+    return [v for v in values
+            if "".join(w[0] for w in re.findall(r"\w+", fold(v)) if w not in _LINK_WORDS) in asked]
+
+
 def _part_of(name: str, text: str, question: str) -> bool:
     """Two consecutive words of ``name`` (a person's, of three words or more) in ``text`` (the folded
     ``question``), or its first or last word alone, not followed by another capitalised word ("dr. roberto", "a
@@ -176,7 +190,8 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
         q, predicate = replace(q, approver=found[0]), True
     if _RESPONSIBLE.search(text) and (found := names_in(question, people.get("responsible", []), partial=True)):
         q, predicate = replace(q, responsible=found[0]), True
-    found = names_in(question, departments)
+    found = names_in(question, departments) or (initialled(question, departments) if _DEPARTMENT.search(text)
+                                                 else [])
     if found and (_DEPARTMENT.search(text) or len(found[0]) > 12):  # a long name needs no "departamento"
         q, predicate = replace(q, departments=tuple(found)), True
     if q.doc_types and _EXIST.search(text):

@@ -86,6 +86,9 @@ def test_units_skip_the_context_line_and_render_table_rows():
     ("documentos elaborados por Cardoso Dias", {"responsible": "Rafael Cardoso Dias"}),
     ("Quais documentos são do departamento de Tecnologia da Informação?",
      {"departments": ["Tecnologia da Informação"]}),
+    # a department by its initials, with a word naming a department
+    ("quais documentos do setor de TI estão vencidos?",
+     {"departments": ["Tecnologia da Informação"], "outdated": True}),
     ("Quais protocolos gerenciados existem e algum está com a revisão vencida?",
      {"doc_types": ["protocolo_gerenciado"]}),
     # asked only whether any is overdue: the overdue ones
