@@ -5,7 +5,8 @@ for a procedure ("o que devo") or open an ask ("qual", "which"), the words the l
 no proper names ("August", "Monday"), the month names, the words that introduce a level ("nível") and the
 words documents write for a colloquial one ("tirar" -> revogar, remover; ``synonyms``) and the words that name
 the current week, month or year ("este mês"; ``periods``) and the words that ask a governance field of one
-document ("quem aprovou", "when is it due for review"; ``fields``). Only questions are
+document ("quem aprovou", "when is it due for review"; ``fields``) and the words of a yes-or-no question that
+compares ("both", "o mesmo"; ``polar``). Only questions are
 read through them; documents are analysed as written.
 """
 
@@ -42,6 +43,11 @@ class Lexicon:
     periods: dict[str, str] = field(default_factory=dict)
     # catalog column -> folded phrases asking it of one document ("quem aprovou" -> approver; ``fields``)
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the words of a yes-or-no question that compares ("both", "same", "also"; ``polar`` in the file) -> phrases
+    polar: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+_POLAR = frozenset({"opens", "both", "same", "also", "and", "connectors", "pronouns", "verbs"})
 
 
 @cache
@@ -75,6 +81,10 @@ def lexicon(language: str) -> Lexicon:
         raise ValueError(f"{name}: 'fields' must map catalog columns ({', '.join(sorted(_FIELDS))}) to lists of "
                          "phrases")
 
+    polar = raw.get("polar") or {}
+    if not isinstance(polar, dict) or not set(polar) <= _POLAR or not all(isinstance(v, list) for v in polar.values()):
+        raise ValueError(f"{name}: 'polar' must map {', '.join(sorted(_POLAR))} to lists of words")
+
     def phrases(values: list) -> tuple[str, ...]:
         return tuple(fold(str(v).lower()) for v in values)
     return Lexicon({fold(str(k).lower()): fold(str(v).lower()) for k, v in abbreviations.items()},
@@ -86,7 +96,8 @@ def lexicon(language: str) -> Lexicon:
                    {fold(str(k).lower()): phrases(v) for k, v in synonyms.items()},
                    phrases(periods.get("this") or []),
                    {fold(str(k).lower()): str(v) for k, v in (periods.get("units") or {}).items()},
-                   {str(k): phrases(v) for k, v in fields.items()})
+                   {str(k): phrases(v) for k, v in fields.items()},
+                   {str(k): phrases(v) for k, v in polar.items()})
 
 
 @cache
