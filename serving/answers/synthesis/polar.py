@@ -149,7 +149,7 @@ def parse(question: str, language: str) -> Ask | None:
         if not attribute:
             return None
         return Ask("same", tuple(" ".join(tokens[a:b]) for a, b in joined), attribute=attribute)
-    if len(joined) >= 2 and (both or opens):
+    if len(joined) >= 2 and both:
         names, kind = joined, "both"
     elif also and spans:
         names, kind = [spans[0]], "also"

@@ -139,3 +139,9 @@ def test_a_single_name_with_part_of_the_predicate_stated_gets_no_verdict():
     line, _ = _first_line("Is the Supplier Manual also owned by Compliance?", [
         ("Supplier Manual", "Suppliers send the integrity questionnaire, reviewed by Compliance.")])
     assert not line.startswith(("Yes", "No"))
+
+
+def test_two_names_without_both_are_not_a_comparison():
+    # a compliance question joins two names too: it is not asking whether each one is something
+    assert parse("Are the PEP Vita RPO and RTO in the backup SOP consistent with the provider's contract?",
+                 "en") is None
