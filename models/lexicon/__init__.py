@@ -6,7 +6,8 @@ no proper names ("August", "Monday"), the month names, the words that introduce 
 words documents write for a colloquial one ("tirar" -> revogar, remover; ``synonyms``) and the words that name
 the current week, month or year ("este mês"; ``periods``) and the words that ask a governance field of one
 document ("quem aprovou", "when is it due for review"; ``fields``) and the words of a yes-or-no question that
-compares ("both", "o mesmo"; ``polar``). Only questions are
+compares ("both", "o mesmo"; ``polar``) and the words of a question that only asks for a list of documents
+(``listing``). Only questions are
 read through them; documents are analysed as written.
 """
 
@@ -45,6 +46,8 @@ class Lexicon:
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # the words of a yes-or-no question that compares ("both", "same", "also"; ``polar`` in the file) -> phrases
     polar: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # folded words of a question that only asks for a list of documents ("lista de todos os POPs"; ``listing``)
+    listing: frozenset[str] = frozenset()
 
 
 _POLAR = frozenset({"opens", "both", "same", "also", "and", "connectors", "pronouns", "verbs"})
@@ -97,7 +100,8 @@ def lexicon(language: str) -> Lexicon:
                    phrases(periods.get("this") or []),
                    {fold(str(k).lower()): str(v) for k, v in (periods.get("units") or {}).items()},
                    {str(k): phrases(v) for k, v in fields.items()},
-                   {str(k): phrases(v) for k, v in polar.items()})
+                   {str(k): phrases(v) for k, v in polar.items()},
+                   frozenset(phrases(raw.get("listing") or [])))
 
 
 @cache

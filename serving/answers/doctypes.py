@@ -148,6 +148,20 @@ class DocTypes:
                     found.append((self.names[name], kept[start][0]))
         return found
 
+    def covered(self, question: str) -> set[int]:
+        """Indices of the question's folded words (``re.findall(r"[a-z0-9]+", fold(question))``) that a type's
+        name covers, its connecting words inside it included ("instruções de trabalho")."""
+        raw = re.findall(r"[a-z0-9]+", fold(question))
+        kept = [(i, singular(w)) for i, w in enumerate(raw) if w not in _LINKS]
+        text = [w for _, w in kept]
+        out: set[int] = set()
+        for name in sorted(self.names, key=lambda n: (-len(n.split()), n)):
+            size = len(name.split())
+            for start in range(len(text) - size + 1):
+                if " ".join(text[start:start + size]) == name:
+                    out.update(range(kept[start][0], kept[start + size - 1][0] + 1))
+        return out
+
     def named(self, question: str) -> tuple[str, ...]:
         """Document types the question names, in the order it names them."""
         return tuple(dict.fromkeys(t for t, _ in sorted(self._found(question), key=lambda pair: pair[1])))

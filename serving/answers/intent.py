@@ -18,6 +18,7 @@ from functools import cache
 import numpy as np
 
 from lakehouse.text import fold as base_fold
+from models.analysis import analyze
 from models.lexicon import lexicon
 from serving.answers import router
 from serving.answers.cards import one_edit
@@ -202,15 +203,43 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
     return replace(q, show=tuple(shown))
 
 
+def plain_listing(question: str, departments: list[str], doc_types: list[str],
+                  language: str | None = None) -> CatalogQuery | None:
+    """A question that only asks for a list of documents: it names a document type or a department of the
+    catalog, and each of its other words is a listing word (the lexicons' ``listing``: "lista", "todos", "how
+    many"), a word for documents or departments, or a word with no content ("lista de todos os POPs", "quais
+    são os protocolos gerenciados da enfermagem?", "list all the policies"). Its listing filters by them; None
+    for a question with any other word ("quais são os protocolos de sepse?" searches)."""
+    types = doc_types_of(doc_types)
+    named = types.named(question)
+    found = names_in(question, departments) or initialled(question, departments)  # "da TI"
+    if not named and not found:
+        return None
+    languages = (language,) if language in ("pt", "en") else ("pt", "en")
+    allowed = {w for lang in languages for w in (*lexicon(lang).listing, *lexicon(lang).fields.get("document", ()))}
+    allowed |= {w for d in found for w in re.findall(r"[a-z0-9]+", base_fold(d))}
+    allowed |= {w.lower() for w in _INITIALS.findall(question) if initialled(w, departments)}
+    covered = types.covered(question)
+    for i, word in enumerate(re.findall(r"[a-z0-9]+", base_fold(question))):
+        if i in covered or word in allowed or _DEPARTMENT.fullmatch(word):
+            continue
+        if all(analyze(word, lang) for lang in languages):  # a word with content: something to search for
+            return None
+    return CatalogQuery(doc_types=named, departments=tuple(found))
+
+
 def route(question: str, has_graph: bool, departments: list[str], people: dict[str, list[str]],
           doc_types: list[str], vector: np.ndarray | None = None,
           model_id: str | None = None, language: str | None = None,
           known: Callable[[str], bool] | None = None) -> tuple[str, CatalogQuery | None]:
-    """The mode ``auto`` picks, from the router's ranking: catalog (when the listing names a predicate; the
+    """The mode ``auto`` picks: catalog for a plain listing (``plain_listing``), else from the router's ranking:
+    catalog (when the listing names a predicate; the
     next route otherwise), global (corpus-wide; basic without a graph index), agentic (compound), else hybrid
     when several codes are named and a graph exists, else basic. ``vector`` (the question's embedding by the
     snapshot's encoder ``model_id``) selects the router's dense head; ``language``: the question's, read with
     the index's language shares (a short question no word decides is read in the index's main language)."""
+    if (listing := plain_listing(question, departments, doc_types, language)) is not None:
+        return "catalog", listing  # nothing but a list of documents is asked: the router need not weigh it
     names = router.Names(_doc_types(tuple(doc_types)), tuple(departments),
                          tuple(v for values in people.values() for v in values))
     for name, _ in router.load().ranked(question, names, vector, model_id, language):

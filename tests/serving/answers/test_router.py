@@ -98,3 +98,19 @@ def test_the_router_reads_the_question_in_the_language_the_answer_layer_read_it(
     assert router.signals("fava beans", names)[english] == 0.0
     assert router.signals("fava beans", names, "en")[english] == 1.0
     assert router.signals("Qual é o prazo?", names, "pt")[english] == 0.0
+
+
+@pytest.mark.parametrize("question, catalog", [
+    ("lista de todos os POPs", True),
+    ("quais são os POPs da enfermagem?", True),
+    ("quais docs são da TI?", True),
+    ("how many managed protocols are there?", True),
+    ("list all the policies", True),
+    ("quais são os protocolos de sepse?", False),
+    ("qual a política de reembolso?", False),
+])
+def test_a_question_asking_only_for_a_list_of_documents_is_a_listing(question, catalog):
+    mode, query = route(question, True, DEPARTMENTS, PEOPLE, TYPES)
+    assert (mode == "catalog") is catalog
+    if catalog:
+        assert query.doc_types or query.departments

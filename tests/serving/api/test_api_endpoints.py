@@ -161,6 +161,22 @@ def test_catalog_endpoint(api):
     assert bad.status_code == 400 and "due_year" in bad.text
 
 
+def test_a_plain_listing_of_a_type_or_a_department_is_a_catalog_listing(api):
+    # asked as employees ask it, with nothing else to search for: the router alone sent these to the themes
+    pops = api.client.get("/v1/catalog", params={"doc_type": "pop"}).json()
+    listed = api.client.post("/v1/query", json={"question": "lista de todos os POPs"}).json()
+    assert listed["mode_used"] == "catalog" and pops["total"] >= 2
+    assert {c["title"] for c in listed["citations"]} == {i["title"] for i in pops["items"]}
+    nursing = api.client.post("/v1/query", json={"question": "quais são os POPs da enfermagem?"}).json()
+    assert nursing["mode_used"] == "catalog" and nursing["citations"]
+    assert all(c["title"].startswith("POP-ENF") for c in nursing["citations"])
+    english = api.client.post("/v1/query", json={"question": "list all the policies"}).json()
+    assert english["mode_used"] == "catalog" and english["citations"]
+    # a listing that names something to look for is a search
+    sepsis = api.client.post("/v1/query", json={"question": "quais são os protocolos de sepse?"}).json()
+    assert sepsis["mode_used"] != "catalog"
+
+
 def test_search_endpoint(api):
     body = api.client.post("/v1/search", json={"question": "contrato CT-2024-0203 valor mensal", "top_k": 3},
                            headers=api.key("k-juridico")).json()
