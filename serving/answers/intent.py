@@ -47,7 +47,8 @@ def _periods() -> tuple[re.Pattern, dict[str, str]]:
 
 
 _YEAR = re.compile(r"(?<![\w/.-])((?:19|20|21)\d\d)(?![\w/.-])")  # a year standing alone, not in a code or date
-_DUE_WORD = re.compile(r"\b(vencem|vence|vencer|vencimento|revis\w*|due|expir\w*|review\w*)\b")
+_DUE_WORD = re.compile(r"\b(vencem|vence|vencer|vencendo|vencerao|vencera|vencimento|revis\w*|due|expir\w*|"
+                       r"review\w*)\b")
 _APPROVER = re.compile(r"\b(aprov\w*|approv\w*)\b")
 _RESPONSIBLE = re.compile(r"\b(elabor\w*|respons\w*|prepar\w*|owner\w*|autor\w*|author\w*|dono)\b")
 _DEPARTMENT = re.compile(r"\b(departamento|setor|area|department|team)\b")
@@ -167,6 +168,15 @@ def respelled(text: str, known: Callable[[str], bool]) -> str:
     return text
 
 
+def _documents_of(text: str, department: str) -> bool:
+    """``text`` (folded) names documents of ``department``: a word for documents, then "da"/"do"/"of" and the
+    department's name ("algum documento da qualidade", "docs do RH")."""
+    words = {w for lang in ("pt", "en") for w in lexicon(lang).fields.get("document", ())}
+    name = fold(department)
+    return any(re.search(rf"\b{re.escape(w)}\s+(?:da|do|de|das|dos|of the|of|from the|from)\s+{re.escape(name)}\b",
+                         text) for w in words)
+
+
 def catalog_query(question: str, departments: list[str], people: dict[str, list[str]],
                   doc_types: list[str], known: Callable[[str], bool] | None = None) -> CatalogQuery | None:
     """The catalog query a listing question asks, or None when it names no governance predicate; ``known``:
@@ -193,7 +203,8 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
         q, predicate = replace(q, responsible=found[0]), True
     found = names_in(question, departments) or (initialled(question, departments) if _DEPARTMENT.search(text)
                                                  else [])
-    if found and (_DEPARTMENT.search(text) or len(found[0]) > 12):  # a long name needs no "departamento"
+    # a long name needs no "departamento"; nor one that documents belong to ("documentos da Qualidade")
+    if found and (_DEPARTMENT.search(text) or len(found[0]) > 12 or _documents_of(text, found[0])):
         q, predicate = replace(q, departments=tuple(found)), True
     if q.doc_types and _EXIST.search(text):
         predicate = True

@@ -114,3 +114,9 @@ def test_a_question_asking_only_for_a_list_of_documents_is_a_listing(question, c
     assert (mode == "catalog") is catalog
     if catalog:
         assert query.doc_types or query.departments
+
+
+def test_documents_of_a_department_due_in_a_period_are_a_listing():
+    # a short department name needs no "departamento" when documents are said to be of it
+    mode, query = route("tem algum documento da enfermagem vencendo esse mês?", True, DEPARTMENTS, PEOPLE, TYPES)
+    assert mode == "catalog" and query.departments == ("Enfermagem",) and query.due_by == "month"
