@@ -272,11 +272,37 @@ def _swapped(a: str, b: str) -> bool:
     return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
 
 
+def _described(question: str, doc_types: DocTypes | None) -> set[str]:
+    """The folded words that follow a document type's name in the same clause ("o POP de coleta de sangue",
+    "the protocol for chest pain"): they describe the document the question names."""
+    if doc_types is None:
+        return set()
+    covered = doc_types.covered(question)
+    out: set[str] = set()
+    at, after = -1, False
+    for m in re.finditer(r"[a-z0-9]+|[?,;!]", fold(question)):
+        word = m.group(0)
+        if not word[0].isalnum():
+            after = False
+            continue
+        at += 1
+        if at in covered:
+            after = True
+        elif word in ("e", "and", "ou", "or"):
+            after = False
+        elif after:
+            out.add(word)
+    return out
+
+
 def card_of(question: str, rows: Mapping[str, Mapping], groups: frozenset[str],
-            doc_types: DocTypes | None = None, known: Callable[[str], bool] | None = None) -> Card | None:
+            doc_types: DocTypes | None = None, known: Callable[[str], bool] | None = None,
+            holds: Callable[[str, str], bool] | None = None) -> Card | None:
     """The card ``question`` asks for, among the catalog ``rows`` the caller (``groups``) may read; None when
     it asks no field, names no single document, asks something more, or the row holds none of the fields.
-    ``known``: whether the index holds a word (one it does not hold may be a field's word typed off)."""
+    ``known``: whether the index holds a word (one it does not hold may be a field's word typed off);
+    ``holds(document_id, term)``: whether the document's text holds an analysed term. A word describing the
+    document after its type's name ("o POP de coleta de sangue") that its text holds names it too."""
     if asked_version(question) is not None:  # "na versão 1 da política, qual era ...": a version selects a
         return None  # document to read, it is not its version field asked
     if known is not None:
@@ -292,7 +318,12 @@ def card_of(question: str, rows: Mapping[str, Mapping], groups: frozenset[str],
     if "summary" in fields and len(fields) > 1:  # "qual a versão ...": the other fields, not what it is about
         fields = tuple(f for f in fields if f != "summary")
     row = rows[document_id]
-    if len(_leftover(question, naming, field_words, doc_types, str(row.get("title") or ""))) > LEFTOVER:
+    left = _leftover(question, naming, field_words, doc_types, str(row.get("title") or ""))
+    if left and holds is not None:
+        text, language = written_out(question, fillers=True)
+        described = {t for w in _described(text, doc_types) for t in analyze(w, language)}
+        left = [t for t in left if not (t in described and holds(document_id, t))]
+    if len(left) > LEFTOVER:
         return None
     held = tuple(f for f in fields if row.get(f) not in (None, ""))
     if not held:

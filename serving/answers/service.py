@@ -20,6 +20,7 @@ from serving.answers.engine import Engine
 from serving.answers.errors import InvalidRequest, ModeUnavailable, NotFound
 from serving.answers.intent import catalog_query, doc_types_of, route
 from serving.answers.prepared import Prepared
+from serving.answers.relevance import terms
 from serving.answers.reloader import SnapshotHolder
 from serving.answers.streaming import stream_answer
 from serving.answers.types import (
@@ -89,9 +90,13 @@ class AnswerService:
 
     def card(self, question: str, engine: Engine, caller: Caller) -> cards.Card | None:
         """The document card ``question`` asks for (``serving.answers.cards``), among what the caller may read."""
+        language = language_of(question, engine.index.language_shares)
+
+        def holds(document_id: str, term: str) -> bool:  # the document's text, read in the question's language
+            rows = engine.documents.get(document_id, ())
+            return any(term in terms(engine.index.texts[row], language) for row in rows)
         return cards.card_of(question, engine.catalog.rows, caller.effective,
-                             doc_types_of(engine.catalog.values("doc_type")), self.known(engine, language_of(
-                                 question, engine.index.language_shares)))
+                             doc_types_of(engine.catalog.values("doc_type")), self.known(engine, language), holds)
 
     def prepare(self, req: QueryRequest, caller: Caller) -> Prepared:
         """Everything up to the answer text: the mode, the evidence, the relevance and the refusal decision."""

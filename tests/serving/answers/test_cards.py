@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from models.analysis import analyze
 from serving.answers.cards import card_of
 from serving.answers.doctypes import DocTypes
 
@@ -108,3 +109,19 @@ def test_a_field_word_typed_one_letter_off_is_read_when_the_index_does_not_hold_
     # a word the index holds is the word typed, not a field's
     assert card_of("Do que trata o documetno IT-TI-021?", ROWS, PUBLIC, TYPES,
                    lambda w: known(w) or w == "documetno") is None
+
+
+def test_words_describing_the_named_document_that_its_text_holds_name_it_too():
+    # "quedas de pacientes internados": the title says "Quedas"; the protocol's text says who falls
+    text = {"falls": "prevencao de quedas de pacientes internados e idosos"}
+
+    def holds(document_id: str, term: str) -> bool:
+        return term in analyze(text.get(document_id, ""), "pt")
+    question = "quem aprovou o protocolo de quedas de pacientes internados?"
+    assert card_of(question, ROWS, PUBLIC, TYPES) is None  # "pacientes", "internados": something more?
+    card = card_of(question, ROWS, PUBLIC, TYPES, holds=holds)
+    assert card is not None and card.document_id == "falls" and card.fields == ("approver",)
+    # a word the document's text does not hold, or one before the type's name, still asks something more
+    assert card_of("quem aprovou o protocolo de quedas de criancas?", ROWS, PUBLIC, TYPES, holds=holds) is None
+    assert card_of("quem aprova a internacao de pacientes no protocolo de quedas?", ROWS, PUBLIC, TYPES,
+                   holds=holds) is None
