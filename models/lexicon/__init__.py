@@ -7,7 +7,7 @@ words documents write for a colloquial one ("tirar" -> revogar, remover; ``synon
 the current week, month or year ("este mês"; ``periods``) and the words that ask a governance field of one
 document ("quem aprovou", "when is it due for review"; ``fields``) and the words of a yes-or-no question that
 compares ("both", "o mesmo"; ``polar``) and the words of a question that only asks for a list of documents
-(``listing``). Only questions are
+(``listing``), and the departments' names in English (``departments``). Only questions are
 read through them; documents are analysed as written.
 """
 
@@ -48,6 +48,8 @@ class Lexicon:
     polar: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # folded words of a question that only asks for a list of documents ("lista de todos os POPs"; ``listing``)
     listing: frozenset[str] = frozenset()
+    # folded department name in this language -> its folded Portuguese name ("nursing" -> "enfermagem")
+    departments: dict[str, str] = field(default_factory=dict)
 
 
 _POLAR = frozenset({"opens", "both", "same", "also", "and", "connectors", "pronouns", "verbs"})
@@ -101,7 +103,8 @@ def lexicon(language: str) -> Lexicon:
                    {fold(str(k).lower()): str(v) for k, v in (periods.get("units") or {}).items()},
                    {str(k): phrases(v) for k, v in fields.items()},
                    {str(k): phrases(v) for k, v in polar.items()},
-                   frozenset(phrases(raw.get("listing") or [])))
+                   frozenset(phrases(raw.get("listing") or [])),
+                   {fold(str(k).lower()): fold(str(v).lower()) for k, v in (raw.get("departments") or {}).items()})
 
 
 @cache

@@ -82,11 +82,16 @@ def names_in(question: str, values: list[str], partial: bool = False) -> list[st
     when none is named whole, the one person a part of a name names ("Dr. Roberto", "Almeida Queiroz")."""
     text = " " + re.sub(r"[^\w\s.]", " ", fold(question)) + " "
     words = re.findall(r"\w+", text)
+    # a department named in English ("nursing") or in Portuguese ("segurança da informação") names the value
+    # written in the other language too (the lexicon's ``departments``)
+    english = lexicon("en").departments
+    other = {pt: en for en, pt in english.items()}
     found = []
     for value in values:
         folded = fold(value)
         bare = _HONORIFIC.sub("", folded)
-        if any(len(v) > 3 and f" {v} " in text.replace("?", " ") for v in {folded, bare}) or _typed(bare, words):
+        names = {folded, bare} | {n for n in (english.get(folded), other.get(folded)) if n}
+        if any(len(v) > 3 and f" {v} " in text.replace("?", " ") for v in names) or _typed(bare, words):
             found.append(value)
     if partial and not found:
         named = [value for value in values if _part_of(_HONORIFIC.sub("", fold(value)), text, question)]
@@ -228,7 +233,10 @@ def plain_listing(question: str, departments: list[str], doc_types: list[str],
         return None
     languages = (language,) if language in ("pt", "en") else ("pt", "en")
     allowed = {w for lang in languages for w in (*lexicon(lang).listing, *lexicon(lang).fields.get("document", ()))}
-    allowed |= {w for d in found for w in re.findall(r"[a-z0-9]+", base_fold(d))}
+    english = lexicon("en").departments
+    other = {pt: en for en, pt in english.items()}
+    allowed |= {w for d in found for name in (base_fold(d), english.get(fold(d)), other.get(fold(d))) if name
+                for w in re.findall(r"[a-z0-9]+", name)}
     allowed |= {w.lower() for w in _INITIALS.findall(question) if initialled(w, departments)}
     covered = types.covered(question)
     for i, word in enumerate(re.findall(r"[a-z0-9]+", base_fold(question))):

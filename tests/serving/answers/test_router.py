@@ -120,3 +120,10 @@ def test_documents_of_a_department_due_in_a_period_are_a_listing():
     # a short department name needs no "departamento" when documents are said to be of it
     mode, query = route("tem algum documento da enfermagem vencendo esse mês?", True, DEPARTMENTS, PEOPLE, TYPES)
     assert mode == "catalog" and query.departments == ("Enfermagem",) and query.due_by == "month"
+
+
+def test_a_department_named_in_the_other_language_names_the_catalogs_value():
+    mode, query = route("which SOPs does nursing have?", True, DEPARTMENTS, PEOPLE, TYPES)
+    assert mode == "catalog" and query.departments == ("Enfermagem",) and query.doc_types == ("pop",)
+    mode, query = route("list the information technology documents", True, DEPARTMENTS, PEOPLE, TYPES)
+    assert mode == "catalog" and query.departments == ("Tecnologia da Informação",)
