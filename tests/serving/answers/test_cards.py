@@ -125,3 +125,8 @@ def test_words_describing_the_named_document_that_its_text_holds_name_it_too():
     assert card_of("quem aprovou o protocolo de quedas de criancas?", ROWS, PUBLIC, TYPES, holds=holds) is None
     assert card_of("quem aprova a internacao de pacientes no protocolo de quedas?", ROWS, PUBLIC, TYPES,
                    holds=holds) is None
+
+
+def test_an_english_question_names_a_portuguese_title_through_the_glossary():
+    card = card_of("who is responsible for the hand hygiene SOP?", ROWS, PUBLIC, TYPES)
+    assert card is not None and card.document_id == "hands" and card.fields == ("responsible",)
