@@ -130,3 +130,5 @@ def test_words_describing_the_named_document_that_its_text_holds_name_it_too():
 def test_an_english_question_names_a_portuguese_title_through_the_glossary():
     card = card_of("who is responsible for the hand hygiene SOP?", ROWS, PUBLIC, TYPES)
     assert card is not None and card.document_id == "hands" and card.fields == ("responsible",)
+    card = card_of("who approved the fall prevention protocol?", ROWS, PUBLIC, TYPES)
+    assert card is not None and card.document_id == "falls" and card.fields == ("approver",)
