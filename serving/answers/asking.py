@@ -62,6 +62,11 @@ COVERS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
     (re.compile(r"\b(?:maximum|m[aá]xim[oa]s?)\b", re.I),
      re.compile(r"\b(?:at most|up to|no m[aá]ximo|(?:maximum|m[aá]xim[oa]) (?:of|de)|no more than|not more than|"
                 r"n[aã]o mais (?:de|que)|at[eé])\s+" + _NUMBER + _RANGE, re.I)),
+    # how to reach someone: an address, a number or a site written out covers the word asking for it
+    (re.compile(r"\b(?:e-?mails?|correio eletr[oô]nico)\b", re.I), re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")),
+    (re.compile(r"\b(?:telefones?|fones?|ramal|ramais|phones?|extensions?)\b", re.I),
+     re.compile(r"\b(?:ramal|ext\.?|extension)\s*\d{3,5}\b|\(?\b\d{2}\)?\s?\d{4,5}-\d{4}\b", re.I)),
+    (re.compile(r"\b(?:site|sites|website|link|url|p[aá]gina)\b", re.I), re.compile(r"https?://\S+|\bwww\.\S+", re.I)),
     (re.compile(r"\b(?:length|size|comprimento|tamanho)\b", re.I),
      re.compile(r"\d\s*(?:\([^)]{1,20}\)\s*)?(?:characters?|caracteres?|d[ií]gitos?|digits?|letters|letras|words|palavras|"
                 r"p[aá]ginas?|pages?|linhas|lines|cm|mm|km|metros?|meters?|kb|mb|gb)\b", re.I)),

@@ -155,8 +155,8 @@ class Question:
                 surface.setdefault(spell(term), word)
         ask = ask_of(asked, language)
         covers = tuple((said, states) for asks, states in COVERS
-                       if (said := frozenset(t for m in asks.finditer(asked) for t in analyze(m.group(0), language)
-                                             if t in weights)))
+                       if (said := frozenset(spell(t) for m in asks.finditer(asked)
+                                             for t in analyze(m.group(0), language) if spell(t) in weights)))
         return cls(text, language, weights, surface, tuple(t for t in weights if _CODE.fullmatch(t)), ask.kind,
                    vector, ask.terms, ask.asks > 1 or _BOTH.search(asked) is not None, covers=covers,
                    context=frozenset(t for t in weights if t in share))

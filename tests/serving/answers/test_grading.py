@@ -150,6 +150,21 @@ def test_which_quantity_a_value_asks_is_read_from_the_evidence_about_the_questio
     assert rpo.asked == "deadline"
 
 
+def test_an_address_or_a_number_written_out_covers_the_word_asking_for_it():
+    contact = "Serviço: Encarregado de dados (DPO); Contato: dpo@hospital.com.br"
+    g = grade(_q("Qual o email do encarregado de dados?"), contact, "Contatos úteis", dense=0.6)
+    assert "email" not in g.missing and g.strips
+    # respelled to the index's term ("email" read as "mail"), the word is still the one the address covers
+    q = Question.of("Qual o email do encarregado?", "pt", {"mail": 1.0, "encarreg": 1.0},
+                    spell=lambda t: "mail" if t == "email" else t)
+    assert "email" not in grade(q, contact, "Contatos úteis", dense=0.6).missing
+    phone = grade(_q("Qual o ramal do service desk?"), "Serviço: Service desk de TI; Contato: ramal 4400", "Contatos",
+                  dense=0.6)
+    assert "ramal" not in phone.missing
+    assert "email" in grade(_q("Qual o email do encarregado?"), "O Encarregado é a Sra. Vanessa.", "Privacidade",
+                            dense=0.6).missing
+
+
 def test_a_colloquial_word_is_covered_by_the_word_the_passage_writes_for_it():
     """ "tirar os acessos" is what "revogar os acessos" says: the rule is a strip that misses nothing."""
     from dataclasses import replace
