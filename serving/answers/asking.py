@@ -1,4 +1,5 @@
-"""What a question asks for: the kind of fact (an amount, a period, a share, a count, any quantity, or a slot
+"""What a question asks for: the kind of fact (an amount, a period, a share, a count, any quantity, a time of
+day ("a que horas", "what time does": ``clock``), or a slot
 of a document: ``slots``), whether it asks what to do, and how many asks it holds.
 
 How a question asks is data, per language (``models/lexicon/*.yaml``: ``asks``, ``procedure``, ``asking``),
@@ -35,7 +36,11 @@ _MEASURE = (r"\d[\d.,]*\s?(?:mg|g|kg|ml|l|cm|mm|m|km|kb|mb|gb|tb|°c|graus|degre
             r"pontos|points|vezes|times|unidades|units)\b")
 _COUNT = (r"\d|\b(?:um|uma|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|one|two|three|four|five|six|"
           r"seven|eight|nine|ten)\b")
+# a time of day: "das 11h às 14h", "7h30", "12:00", "8 a.m.", "meio-dia"
+_CLOCK = (r"\b\d{1,2}\s?h(?:\s?\d{2})?(?!\w)|\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|"
+          r"\b(?:meio-dia|meia-noite|noon|midnight)\b")
 STATES: dict[str, re.Pattern] = {
+    "clock": re.compile(_CLOCK, re.I),
     "amount": re.compile(_AMOUNT, re.I),
     "quantity": re.compile(f"{_AMOUNT}|{_PERIOD}|{_PERCENT}|{_MEASURE}", re.I),
     "deadline": re.compile(_PERIOD, re.I),

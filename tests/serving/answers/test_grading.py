@@ -150,6 +150,19 @@ def test_which_quantity_a_value_asks_is_read_from_the_evidence_about_the_questio
     assert rpo.asked == "deadline"
 
 
+def test_a_time_of_day_asked_is_answered_only_by_a_passage_stating_one():
+    q = _q("qual o horário de recebimento no almoxarifado?")
+    assert q.asked == "clock"
+    hours = grade(q, "O almoxarifado recebe entregas de segunda a sexta-feira, das 7h30 às 16h00.",
+                  "IT-ALM-009 — 2. Horário de recebimento", dense=0.6)
+    assert hours.strips and "7h30" in hours.strips[0].text
+    none = grade(_q("qual o horário do refeitório?"), "Refeição gratuita no refeitório ou vale-refeição de R$ 38,00.",
+                 "Benefícios", dense=0.6)
+    assert none.grade == INCORRECT and none.reason.startswith("states no clock")
+    # a tolerance "de horário" asks for a period, not a time of day
+    assert _q("Qual é a tolerância de horário na entrega das dietas?").asked != "clock"
+
+
 def test_an_address_or_a_number_written_out_covers_the_word_asking_for_it():
     contact = "Serviço: Encarregado de dados (DPO); Contato: dpo@hospital.com.br"
     g = grade(_q("Qual o email do encarregado de dados?"), contact, "Contatos úteis", dense=0.6)
