@@ -27,7 +27,9 @@ _PERIOD = (r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro
            r"doze|quinze|vinte|trinta|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|"
            r"thirty)\s)(?:(?:business|working|calendar)\s)?(?:h\b|horas?|dias?|d\b|meses|m[eê]s|anos?|semanas?|"
            r"minutos?|min\b|segundos?|seconds?|hours?|days?|months?|years?|weeks?|minutes?)|\b(?:imediat\w*|"
-           r"immediately|anual\w*|mensal\w*|semanal\w*|di[aá]ri\w*|(?:bi|tri|se)mestra\w*|quinzena\w*|annual\w*|"
+           # "diárias" is the per diem of a travel policy, not "daily"
+           r"immediately|anual\w*|mensal\w*|semanal\w*|di[aá]ri(?:[oa]|os|amente)\b|(?:bi|tri|se)mestra\w*|"
+           r"quinzena\w*|annual\w*|"
            r"(?:bi|semi)-?annual\w*|monthly|weekly|daily|hourly|quarterly|fortnightly|bimonthly|biweekly)\b")
 _AMOUNT = (r"(?:R\$|US\$|\b(?:BRL|USD|EUR|GBP)\b|€|£|\$)\s?\d|\d[\d.,]*\s?(?:reais|d[oó]lares|mil|dollars|euros|"
            r"BRL|USD|EUR)\b")

@@ -163,6 +163,17 @@ def test_a_time_of_day_asked_is_answered_only_by_a_passage_stating_one():
     assert _q("Qual é a tolerância de horário na entrega das dietas?").asked != "clock"
 
 
+def test_per_diems_state_no_period():
+    # "diárias" (a travel policy's per diems) is not "daily": a revision note about them states no deadline
+    g = grade(_q("Qual o prazo para entregar o relatório de viagem internacional?"),
+              "Versão: 2; Data: 14/03/2022; Alteração: Revisão dos limites de diárias e inclusão de viagens "
+              "internacionais", "Histórico de revisões", dense=0.6)
+    assert g.grade == INCORRECT and g.reason.startswith("states no deadline")
+    daily = grade(_q("Qual a periodicidade do backup?"), "O backup completo é diário.", "Rotina de backup",
+                  dense=0.6)
+    assert daily.strips
+
+
 def test_an_address_or_a_number_written_out_covers_the_word_asking_for_it():
     contact = "Serviço: Encarregado de dados (DPO); Contato: dpo@hospital.com.br"
     g = grade(_q("Qual o email do encarregado de dados?"), contact, "Contatos úteis", dense=0.6)
