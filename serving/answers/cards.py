@@ -193,7 +193,10 @@ def named_document(question: str, rows: Mapping[str, Mapping], readable: Callabl
             continue
         held = covered.get(d, {})
         share = len(held.keys() & set(title.terms)) / max(1, len(title.terms))
-        if d not in by_code and (len(held) < MIN_COVERED or not (typed or share >= MIN_SHARE)
+        # the type the question names, when it is this document's, counts as one term naming it ("the backup
+        # SOP" names "POP-TI-003 - Backup e Restauração de Dados" as "o POP de backup" does)
+        count = len(held) + (1 if row.get("doc_type") in named_types and not held.keys() & type_terms else 0)
+        if d not in by_code and (count < MIN_COVERED or not (typed or share >= MIN_SHARE)
                                  or not held.keys() - type_terms):
             continue
         naming = {q for qs in held.values() for q in qs} | (naming_codes if d in by_code else set())

@@ -132,3 +132,10 @@ def test_an_english_question_names_a_portuguese_title_through_the_glossary():
     assert card is not None and card.document_id == "hands" and card.fields == ("responsible",)
     card = card_of("who approved the fall prevention protocol?", ROWS, PUBLIC, TYPES)
     assert card is not None and card.document_id == "falls" and card.fields == ("approver",)
+
+
+def test_the_named_type_of_the_document_counts_as_a_term_naming_it():
+    rows = {**ROWS, "hands": {**ROWS["hands"], "doc_type": "pop"}}
+    card = card_of("who wrote the hygiene SOP?", rows, PUBLIC, TYPES)
+    assert card is not None and card.document_id == "hands"
+    assert card_of("who wrote the hygiene policy?", rows, PUBLIC, TYPES) is None  # no policy is about hygiene
