@@ -220,16 +220,18 @@ def catalog_query(question: str, departments: list[str], people: dict[str, list[
 
 
 def plain_listing(question: str, departments: list[str], doc_types: list[str],
-                  language: str | None = None) -> CatalogQuery | None:
-    """A question that only asks for a list of documents: it names a document type or a department of the
-    catalog, and each of its other words is a listing word (the lexicons' ``listing``: "lista", "todos", "how
-    many"), a word for documents or departments, or a word with no content ("lista de todos os POPs", "quais
-    são os protocolos gerenciados da enfermagem?", "list all the policies"). Its listing filters by them; None
-    for a question with any other word ("quais são os protocolos de sepse?" searches)."""
+                  language: str | None = None, people: dict[str, list[str]] | None = None) -> CatalogQuery | None:
+    """A question that only asks for a list of documents: it names a document type, a department or a person
+    of the catalog, and each of its other words is a listing word (the lexicons' ``listing``: "lista", "todos",
+    "how many"), a word for documents or departments, a word asking who wrote or approved them, or a word with
+    no content ("lista de todos os POPs", "quais são os protocolos gerenciados da enfermagem?", "list all the
+    policies", "which policies did Dr. Roberto approve?"). Its listing filters by them (a person through
+    ``catalog_query``); None for a question with any other word ("quais são os protocolos de sepse?")."""
     types = doc_types_of(doc_types)
     named = types.named(question)
     found = names_in(question, departments) or initialled(question, departments)  # "da TI"
-    if not named and not found:
+    persons = [p for values in (people or {}).values() for p in names_in(question, values, partial=True)]
+    if not named and not found and not persons:
         return None
     languages = (language,) if language in ("pt", "en") else ("pt", "en")
     allowed = {w for lang in languages for w in (*lexicon(lang).listing, *lexicon(lang).fields.get("document", ()))}
@@ -238,12 +240,20 @@ def plain_listing(question: str, departments: list[str], doc_types: list[str],
     allowed |= {w for d in found for name in (base_fold(d), english.get(fold(d)), other.get(fold(d))) if name
                 for w in re.findall(r"[a-z0-9]+", name)}
     allowed |= {w.lower() for w in _INITIALS.findall(question) if initialled(w, departments)}
+    if persons:  # the words of their names and of the fields that name them ("aprovou", "wrote")
+        allowed |= {w for p in persons for w in re.findall(r"[a-z0-9]+", base_fold(p))}
+        allowed |= {w for lang in languages for column in ("approver", "responsible")
+                    for phrase in lexicon(lang).fields.get(column, ()) for w in phrase.split()}
+        allowed |= {"dr", "dra", "sr", "sra", "enf", "farm", "nutr", "prof", "by", "por", "pela", "pelo"}
     covered = types.covered(question)
     for i, word in enumerate(re.findall(r"[a-z0-9]+", base_fold(question))):
         if i in covered or word in allowed or _DEPARTMENT.fullmatch(word):
             continue
         if all(analyze(word, lang) for lang in languages):  # a word with content: something to search for
             return None
+    if persons:
+        query = catalog_query(question, departments, people or {}, doc_types)
+        return query if query is not None and (query.approver or query.responsible) else None
     return CatalogQuery(doc_types=named, departments=tuple(found))
 
 
@@ -257,7 +267,7 @@ def route(question: str, has_graph: bool, departments: list[str], people: dict[s
     when several codes are named and a graph exists, else basic. ``vector`` (the question's embedding by the
     snapshot's encoder ``model_id``) selects the router's dense head; ``language``: the question's, read with
     the index's language shares (a short question no word decides is read in the index's main language)."""
-    if (listing := plain_listing(question, departments, doc_types, language)) is not None:
+    if (listing := plain_listing(question, departments, doc_types, language, people)) is not None:
         return "catalog", listing  # nothing but a list of documents is asked: the router need not weigh it
     names = router.Names(_doc_types(tuple(doc_types)), tuple(departments),
                          tuple(v for values in people.values() for v in values))

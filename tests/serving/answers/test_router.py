@@ -127,3 +127,12 @@ def test_a_department_named_in_the_other_language_names_the_catalogs_value():
     assert mode == "catalog" and query.departments == ("Enfermagem",) and query.doc_types == ("pop",)
     mode, query = route("list the information technology documents", True, DEPARTMENTS, PEOPLE, TYPES)
     assert mode == "catalog" and query.departments == ("Tecnologia da Informação",)
+
+
+def test_documents_a_person_approved_or_wrote_are_a_listing_by_part_of_the_name():
+    mode, query = route("which policies did Dr. Helena approve?", True, DEPARTMENTS, PEOPLE, TYPES)
+    assert mode == "catalog" and query.approver == "Dra. Helena Prado Vasconcelos" and query.doc_types == ("politica",)
+    mode, query = route("quais documentos o Rafael elaborou?", True, DEPARTMENTS, PEOPLE, TYPES)
+    assert mode == "catalog" and query.responsible == "Rafael Cardoso Dias"
+    # something more to look for: not a listing
+    assert route("o que a Dra. Helena aprovou sobre quedas?", True, DEPARTMENTS, PEOPLE, TYPES)[0] != "catalog"
