@@ -177,6 +177,18 @@ def test_a_plain_listing_of_a_type_or_a_department_is_a_catalog_listing(api):
     assert sepsis["mode_used"] != "catalog"
 
 
+def test_a_yes_or_no_comparison_gets_its_verdict_first(api):
+    # the Data Retention Standard was approved by Eduardo Vieira Gomes: its whole document says so
+    body = api.client.post("/v1/query", json={
+        "question": "Are the IT Acceptable Use Policy and the Data Retention Standard both approved by Dr. Roberto "
+                    "Almeida Queiroz?", "mode": "basic"}).json()
+    first = body["answer"].split("\n")[0]
+    assert first.startswith("No: the documents say") and "of IT Acceptable Use Policy [" in first
+    assert "but not of Data Retention Standard [" in first
+    cited = {c["title"] for c in body["citations"]}
+    assert {"IT Acceptable Use Policy", "Data Retention Standard"} <= cited
+
+
 def test_search_endpoint(api):
     body = api.client.post("/v1/search", json={"question": "contrato CT-2024-0203 valor mensal", "top_k": 3},
                            headers=api.key("k-juridico")).json()
