@@ -154,9 +154,10 @@ class Relevance:
         # are written in, each word of a name must be held ("Brilho Serviços"); asked in another, a name's common
         # words are translated in the documents and one held word is enough ("Morse Fall Scale": "Escala de
         # Morse")
-        def known(word: str) -> bool:  # a function word of any language ("The", "Me", "Da") names nothing
+        def known(word: str) -> bool:  # a function word of any language ("The", "Me", "Da") names nothing; a
+            # name typed one letter off is the index's ("Clostridiodes" for Clostridioides: ``spelled``)
             read = [analyze(word, lang) for lang in LANGUAGES]
-            return not all(read) or any(held(t) for terms_ in read for t in terms_)
+            return not all(read) or any(held(t) or held(self.spelled(t)) for terms_ in read for t in terms_)
         native = self.language_share(language) >= 0.5
         for name in names:
             unknown = [w for w in name if not known(w)]

@@ -3,6 +3,8 @@ passage that holds the word is not graded as missing it; a word the index holds,
 
 from __future__ import annotations
 
+import numpy as np
+
 from models.analysis import analyze
 from serving.answers.relevance import Relevance
 
@@ -33,3 +35,18 @@ def test_a_colloquial_word_weighs_what_the_word_the_index_writes_weighs(indexed)
     assert relevance.weights(question, "pt")[avisar] == relevance.weights("notificar", "pt")[notificar]
     # a word the index holds at least as often as its synonyms keeps its own weight and has none
     assert relevance.synonyms("em qto tempo o fornecedor deve notificar um incidente?", "pt") == {}
+
+
+def test_a_proper_name_typed_one_letter_off_is_not_a_missing_name(indexed):
+    """A capitalised name one letter off ("Criptogarfia") names what the index holds ("Clostridiodes" for the
+    sample corpus's Clostridioides); a name it holds nothing near is missing."""
+    _, retriever = indexed
+    relevance = Relevance(retriever.index)
+
+    def everything():
+        return np.ones(len(retriever.index), dtype=bool)
+    question = "Qual a regra da Criptogarfia AES?"
+    assert relevance.df(analyze("Criptogarfia", "pt")[0]) == 0
+    assert relevance.missing_codes(relevance.weights(question, "pt"), everything, question, "pt") == []
+    made_up = "Qual o valor pago à Limpamax Serviços?"
+    assert relevance.missing_codes(relevance.weights(made_up, "pt"), everything, made_up, "pt") == ["Limpamax"]
