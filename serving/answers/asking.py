@@ -114,7 +114,7 @@ def ask_of(question: str, language: str) -> Ask:
         if found:
             return Ask(kind, frozenset(t for w in found for t in analyze(w, language)), asks)
     for kind, (asks_slot, _) in SLOTS.items():  # a slot of a document: who supplies it, how long it is in force
-        if found := [m.group(0) for m in asks_slot.finditer(question)]:
+        if found := [m.group(0) for m in asks_slot.finditer(text)]:  # abbreviations written out ("até qdo")
             return Ask(kind, frozenset(t for w in found for t in analyze(w, language)), asks)
     return Ask(None, frozenset(), asks)
 

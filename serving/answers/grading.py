@@ -42,7 +42,7 @@ from serving.answers.asking import COVERS, STATES, ask_of, resolve
 from serving.answers.engine import Engine
 from serving.answers.modes import Retrieved
 from serving.answers.prompt import Source
-from serving.answers.relevance import terms
+from serving.answers.relevance import respelled_words, terms
 from serving.answers.semantic import FITTED as semantic_fitted_models
 from serving.answers.semantic import level, median_cosine, unit_similarities
 from serving.answers.sentences import clause_leads, split_units
@@ -153,7 +153,8 @@ class Question:
         for word in _WORD.findall(text):
             for term in analyze_query(word, language):
                 surface.setdefault(spell(term), word)
-        ask = ask_of(asked, language)
+        # "Qual o forncedor": the kind or slot asked is read through a typo the index reads one edit away
+        ask = ask_of(respelled_words(asked, language, spell), language)
         covers = tuple((said, states) for asks, states in COVERS
                        if (said := frozenset(spell(t) for m in asks.finditer(asked)
                                              for t in analyze(m.group(0), language) if spell(t) in weights)))

@@ -44,6 +44,19 @@ def _one_edit(word: str) -> set[str]:
     return out
 
 
+def respelled_words(text: str, language: str, spell: Callable[[str], str]) -> str:
+    """``text`` with each word of ``TYPO_MIN`` letters or more whose term the index reads as another one edit
+    away (``spell``: ``Relevance.spelled``) written as a word of that term ("Qual o forncedor" -> "Qual o
+    fornecedor"), so that the words asking a kind of fact or a slot of a document are read through a typo too."""
+    def fixed(m: re.Match[str]) -> str:
+        word = m.group(0)
+        stems = analyze(word, language)
+        if len(stems) != 1 or (target := spell(stems[0])) == stems[0]:
+            return word
+        return next((c for c in sorted(_one_edit(fold(word.lower()))) if analyze(c, language) == [target]), word)
+    return re.sub(rf"[^\W\d_]{{{TYPO_MIN},}}", fixed, text)
+
+
 def names_of(question: str, language: str) -> list[tuple[str, ...]]:
     """The proper names of a question's ask (``focus``), adjacent capitalised words as one name ("Dr. Helena
     Prado"), without the words its language capitalises that name nothing (the lexicon's ``capitals``:

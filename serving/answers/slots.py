@@ -34,7 +34,8 @@ SLOTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
                    r"\bcontract manager\b|\bmanaged by\b", _I)),
     "term": (
         re.compile(r"\bvig[eê]ncia\b|\bdura[cç][aã]o do contrato\b|\bcontract term\b|\bterm of the contract\b|"
-                   r"\bhow long (?:does|is) the contract\b|\bat[eé] quando (?:vale|vigora)\b", _I),
+                   r"\bhow long (?:does|is) the contract\b|\bat[eé] quando (?:vale|vigora)\b|"
+                   r"\b(?:vale|vigora|v[aá]lid[oa])\s+at[eé] quando\b", _I),
         # "vigorará por 36 meses", "vigência de 24 meses", "vigência: ...", not "antes de 12 meses de vigência"
         re.compile(r"\bvigor\w*|\bvig[eê]ncia\s*(?::|de\s+\d|do contrato\s+(?:é|ser[aá]))|\bprazo de vig[eê]ncia\b|"
                    r"\b(?:term|duration) of\s+\d|\bremains? in (?:force|effect)\b|\bvalid (?:for|until)\b", _I)),

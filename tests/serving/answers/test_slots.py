@@ -57,6 +57,19 @@ def test_the_term_is_the_clause_that_puts_the_contract_in_force_not_another_ment
     assert g.grade == CORRECT and [s.text[:3] for s in g.strips] == ["2.1"]
 
 
+def test_a_slot_is_asked_through_abbreviations_and_a_typo():
+    """ "o CT vale ate qdo?" asks the term as "até quando vale" does; "Qual o forncedor" asks the supplier when
+    the index reads "forncedor" as "fornecedor" (``Relevance.spelled``); a word read as typed asks nothing new."""
+    assert _q("o CT-2031-0042 vale ate qdo?").kind == "term"
+    assert _q("até quando vale o CT-2031-0042?").kind == "term"
+    typo = "Qual o forncedor do contrato CT-2031-0042?"
+    weights = {t: 1.0 for t in analyze(typo, "pt")}
+    fixed = Question.of(typo, "pt", weights, spell=lambda t: "fornecedor" if t == "forncedor" else t)
+    assert fixed.kind == "supplier"
+    assert grade(fixed, PARTIES, f"{CONTRACT} Partes", dense=0.5).strips[0].text.startswith("CONTRATADA: Frio Bom")
+    assert Question.of(typo, "pt", weights).kind != "supplier"
+
+
 def test_what_a_document_is_about_is_its_objective_section():
     q = _q("Do que trata o documento POP-XY-009?")
     title = "POP-XY-009 - Controle de Pragas"
