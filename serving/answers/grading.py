@@ -214,8 +214,14 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
     question's cosine to each unit (``semantic``), when they were encoded; ``median``: the median cosine of all
     the units encoded for the question."""
     total = sum(q.weights.values()) or 1.0
-    around = terms(context, q.language)
-    held = held_terms(q, terms(text, q.language) | around)
+    written = _language(text[:2000])
+
+    def read(x: str) -> frozenset[str]:  # a text in the other language is read in its own too: the question's
+        # translations (``Question.synonyms``, from the pt-en glossary) are its terms as that language analyses them
+        own_terms = terms(x, q.language)
+        return own_terms | terms(x, written) if written != q.language and written in LANGUAGES else own_terms
+    around = read(context)
+    held = held_terms(q, read(text) | around)
     coverage = sum(q.weights[t] for t in held) / total
     units = list(split_units(text))
     leads = clause_leads(text)
@@ -231,7 +237,7 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
         return holds is not None and (section or holds.search(unit) is not None)  # section that does
 
     for i, u in enumerate(units):
-        own = held_terms(q, terms(u, q.language))
+        own = held_terms(q, read(u))
         if fills(u):
             own |= q.kind_terms & q.weights.keys()
         for said, states in q.covers:
@@ -243,7 +249,7 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
             # the question itself, not only a code and words of its heading (a running header "Contrato
             # CT-2024-0178 - Confidencial Página 1" is not an answer)
             # the heading's terms, and those of the clause's first sentence, count part (``HEADING_SHARE``)
-            above = heading | held_terms(q, terms(leads[i], q.language)) if leads[i] else heading
+            above = heading | held_terms(q, read(leads[i])) if leads[i] else heading
             score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in above - own))
             scored.append(Strip(u, i, score / total, own | above))
     best = max((s.score for s in scored), default=0.0)
@@ -252,12 +258,15 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
     top = max(said_units.values(), default=None)
     # without an encoder (no unit nor chunk vector) the sentence similarity is read as its lexical counterpart
     semantic = level(top) if top is not None else level(dense) if dense is not None else best
-    across = top is not None and _language(text[:2000]) != q.language  # words cannot meet: the encoder does
+    across = top is not None and written != q.language  # words meet only through translations: the encoder too
+    lexical = best
     if across:
         coverage, best = max(coverage, level(top)), max(best, level(top))
-    if (across or not strips) and top is not None and level(top) > 0:  # no word of the question, but the sentence that
-        # means it most ("how long do I have to submit expenses?" -> "6.1 A prestação de contas ... 10 dias")
-        strips = [Strip(u, i, level(said_units[u]), held_terms(q, terms(u, q.language)) | heading)
+    # no word of the question, or across languages no strip whose words cover it as much as the sentence that
+    # means it most does ("how long do I have to submit expenses?" -> "6.1 A prestação de contas ... 10 dias"):
+    # the units nearest the question through the encoder are the strips
+    if (not strips or across and lexical < level(top)) and top is not None and level(top) > 0:
+        strips = [Strip(u, i, level(said_units[u]), held_terms(q, read(u)) | heading)
                   for i, u in enumerate(units) if said_units.get(u, -1.0) >= top - SEMANTIC_NEAR]
     kind = 0.5
     if q.asked is not None:

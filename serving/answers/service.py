@@ -40,6 +40,7 @@ from serving.answers.types import (
     Turn,
 )
 from serving.answers.wording import injection_warnings, language_of
+from serving.graph import bilingual
 from serving.graph.errors import GraphNotReady, GraphSearchError
 from serving.search.retriever import RetrievalConfig, SearchError
 
@@ -149,6 +150,11 @@ class AnswerService:
         weights = engine.relevance.weights(question, language)
         q = grading.Question.of(question, language, weights, vector, engine.relevance.spelled)
         alternatives = engine.relevance.synonyms(question, language)
+        # a passage in the other language holds a term by its translation ("amount" by "valor"; the pt-en
+        # glossary, ``serving.graph.bilingual``), as a colloquial term is held by the word documents write for it
+        for t, others in bilingual.bridge(list(q.weights), language).items():
+            if others - {t}:
+                alternatives[t] = tuple(dict.fromkeys([*alternatives.get(t, ()), *sorted(others - {t})]))
         q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights
                                     if engine.relevance.df(t) == 0 and t not in alternatives), synonyms=alternatives)
         correct_at, ambiguous_at = self.thresholds(engine)

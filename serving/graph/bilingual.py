@@ -1,14 +1,20 @@
-"""Portuguese <-> English term bridges for the global themes (cross-language retrieval by a glossary).
+"""Portuguese <-> English term bridges (cross-language retrieval and grading by a glossary).
 
-The glossary is data (``models/lexicon/pt-en.yaml``, 108 pairs). Only the global themes read it; the grade
-meets the other language through the encoder (``serving.answers.semantic``).
+The glossary is data (``models/lexicon/pt-en.yaml``): pairs of common words of organisational documents
+(governance, contracts, security, privacy, finance, HR, clinical quality, time and quantities, common verbs),
+written from a dictionary's common senses, not read off questions. BM25 and the grade compare analysed terms,
+so "prazo de pagamento" never meets "payment terms", and the multilingual encoder (e5-small) alone ranks the
+wrong clause of a passage in the other language about half the time. Three readers:
 
-A corpus-wide question in one language must also reach the documents written in the other: BM25 and the
-themes' sentence filter compare analysed terms, so "prazo de pagamento" never meets "payment terms". The
-glossary below pairs common words of organisational documents (governance, contracts, security, privacy,
-finance, HR, clinical quality); ``bridge`` maps each analysed term of a question to the analysed terms of its
-translations, and ``translate`` writes those translations as a query in the other language. Terms that are
-the same in both languages (codes, acronyms such as ANPD or MFA) need no entry: they match as they are.
+- the global themes: a corpus-wide question in one language also reaches the documents written in the other
+  (``translate`` writes a question's translations as a query in the other language);
+- ``basic`` retrieval: the translated query's BM25 hits in the other language, ordered by the encoder, join the
+  ranked chunks (``serving.answers.modes.basic``);
+- grading: a passage in the other language holds a question's term by one of its translations (``bridge``;
+  ``serving.answers.service``), and document cards name a title through them.
+
+``bridge`` maps each analysed term of a question to the analysed terms of its translations. Terms that are the
+same in both languages (codes, acronyms such as ANPD or MFA) need no entry: they match as they are.
 """
 
 from __future__ import annotations

@@ -1,10 +1,22 @@
-"""``basic``: hybrid chunk retrieval (BM25 + dense, fused, optionally reranked) over what the caller may read."""
+"""``basic``: hybrid chunk retrieval (BM25 + dense, fused, optionally reranked) over what the caller may read,
+then up to ``EXTRA`` chunks in the other language of a mixed corpus that the question's translated words find
+(``_across``): BM25 of an English question meets only English chunks, and the fused ranking loses the
+Portuguese passage the encoder alone would have found ("which gloves are worn for chemotherapy?" and "luvas
+nitrílicas duplas na manipulação de quimioterápicos")."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
+import numpy as np
+
+from models.analysis import detect_language
 from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk, add_page, retrieval_filters
+from serving.graph import bilingual
+
+EXTRA = 3  # chunks of the other language added after the ranked ones (``_across``)
+CANDIDATES = 30  # the translated query's BM25 hits the encoder orders
 
 
 class Basic:
@@ -25,4 +37,30 @@ class Basic:
                 add_page(engine, out, hit)
                 continue
             add_chunk(engine, out, hit.row, hit.score, {"scores": {k: round(v, 6) for k, v in hit.scores.items()}})
+        if EXTRA:
+            for row, score in _across(request, retriever)[:EXTRA]:
+                if engine.index.chunk_ids[row] not in out.ids:
+                    add_chunk(engine, out, row, score, {"scores": {"translated": round(score, 6)}})
         return out
+
+
+def _across(request: ModeRequest, retriever) -> list[tuple[int, float]]:
+    """The chunks of the other language that the question's words, translated (``bilingual.translate``),
+    find by BM25, ordered by the encoder's similarity to the question."""
+    engine = request.engine
+    language = detect_language(request.question)
+    other = bilingual.OTHER.get(language)
+    vectors = engine.index.vectors
+    if other is None or request.vector is None or not vectors.size or \
+            engine.index.language_shares.get(other, 0.0) <= 0.0:
+        return []
+    query = bilingual.translate(request.question, language)
+    if not query:
+        return []
+    hits = retriever.search(query, request.groups, retrieval_filters(request.filters), CANDIDATES,
+                            replace(engine.config, method="bm25", rerank=False, pages_weight=0.0))
+    rows = [h.row for h in hits if h.row >= 0]
+    if not rows:
+        return []
+    cosines = vectors[np.asarray(rows)] @ np.asarray(request.vector, dtype=vectors.dtype)
+    return sorted(zip(rows, map(float, cosines), strict=True), key=lambda p: -p[1])

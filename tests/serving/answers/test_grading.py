@@ -228,3 +228,24 @@ def test_a_sentence_continuing_a_numbered_clause_is_read_with_the_clause_s_first
     # a paragraph that is no numbered clause lends nothing to its next sentence
     assert clause_leads(access) == (None, access.split(". Todos")[0] + ".", None)
     assert clause_leads(access.replace("5.1 ", "").replace("5.2 ", "")) == (None, None, None)
+
+
+def test_a_passage_in_the_other_language_holds_the_question_terms_through_their_translations():
+    """ "monthly amount" is what "valor mensal" says: read through the pt-en glossary (as the service reads a
+    question), the Portuguese clause stating it is the strip and misses no word; unread, it misses them."""
+    from dataclasses import replace
+
+    from models.analysis import analyze_query
+    from serving.graph.bilingual import bridge
+
+    question = "What is the monthly amount of the cleaning contract?"
+    q = Question.of(question, "en", dict.fromkeys(analyze_query(question, "en"), 1.0))
+    text = ("3.1 O valor mensal dos serviços de limpeza é de R$ 50.000,00.\n\n"
+            "3.2 O pagamento será feito até o 10º dia útil do mês seguinte.")
+    context = "Contrato de Prestação de Serviços — Cláusula 3ª"
+    plain = grade(q, text, context, dense=0.6)
+    assert {"monthly", "cleaning"} <= set(plain.missing)
+    translations = {t: tuple(sorted(o - {t})) for t, o in bridge(list(q.weights), "en").items() if o - {t}}
+    read = grade(replace(q, synonyms=translations), text, context, dense=0.6)
+    assert not {"monthly", "amount", "cleaning"} & set(read.missing)
+    assert read.strips[0].text.startswith("3.1") and read.score > plain.score

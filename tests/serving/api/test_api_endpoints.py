@@ -189,6 +189,16 @@ def test_a_yes_or_no_comparison_gets_its_verdict_first(api):
     assert {"IT Acceptable Use Policy", "Data Retention Standard"} <= cited
 
 
+def test_an_english_question_is_answered_from_a_portuguese_document(api):
+    # the number of beds is written only in the Portuguese employee handbook ("com 280 leitos"): the question's
+    # words reach it through the pt-en glossary, in retrieval (the English documents' BM25 matches fill the
+    # ranking) and in grading
+    body = api.client.post("/v1/query", json={"question": "How many beds does the hospital have?",
+                                              "mode": "basic"}).json()
+    assert body["status"] == "answered" and "280 leitos" in body["answer"], body["answer"]
+    assert "Manual do Colaborador" in {c["title"] for c in body["citations"]}
+
+
 def test_search_endpoint(api):
     body = api.client.post("/v1/search", json={"question": "contrato CT-2024-0203 valor mensal", "top_k": 3},
                            headers=api.key("k-juridico")).json()
