@@ -1,8 +1,8 @@
 """``basic``: hybrid chunk retrieval (BM25 + dense, fused, optionally reranked) over what the caller may read,
-then up to ``EXTRA`` chunks in the other language of a mixed corpus that the question's translated words find
-(``_across``): BM25 of an English question meets only English chunks, and the fused ranking loses the
-Portuguese passage the encoder alone would have found ("which gloves are worn for chemotherapy?" and "luvas
-nitrílicas duplas na manipulação de quimioterápicos")."""
+then, for a question in the smaller language of a mixed corpus, up to ``EXTRA`` chunks in the larger one that
+the question's translated words find (``_across``): BM25 of an English question meets only English chunks, and
+the fused ranking loses the Portuguese passage the encoder alone would have found ("which gloves are worn for
+chemotherapy?" and "luvas nitrílicas duplas na manipulação de quimioterápicos")."""
 
 from __future__ import annotations
 
@@ -51,8 +51,12 @@ def _across(request: ModeRequest, retriever) -> list[tuple[int, float]]:
     language = detect_language(request.question)
     other = bilingual.OTHER.get(language)
     vectors = engine.index.vectors
+    shares = engine.index.language_shares
+    # only a question in the corpus's smaller language: in the larger one, its BM25 already reads most of the
+    # corpus and the encoder reaches the rest (dev: the translated chunks of the larger language's questions
+    # answered two unanswerable ones and no other)
     if other is None or request.vector is None or not vectors.size or \
-            engine.index.language_shares.get(other, 0.0) <= 0.0:
+            shares.get(other, 0.0) <= shares.get(language, 0.0):
         return []
     query = bilingual.translate(request.question, language)
     if not query:
