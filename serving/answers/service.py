@@ -152,7 +152,7 @@ class AnswerService:
         alternatives = engine.relevance.synonyms(question, language)
         # a passage in the other language holds a term by its translation ("amount" by "valor"; the pt-en
         # glossary, ``serving.graph.bilingual``), as a colloquial term is held by the word documents write for it
-        for t, others in bilingual.bridge(list(q.weights), language).items():
+        for t, others in bilingual.bridge(list(q.weights), language, q.surface).items():
             if others - {t}:
                 alternatives[t] = tuple(dict.fromkeys([*alternatives.get(t, ()), *sorted(others - {t})]))
         q = replace(q, absent=tuple(q.surface.get(t, t) for t in q.weights

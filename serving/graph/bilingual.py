@@ -19,8 +19,10 @@ same in both languages (codes, acronyms such as ANPD or MFA) need no entry: they
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 
+from lakehouse.text import fold
 from models.analysis import analyze
 from models.lexicon import glossary
 
@@ -41,11 +43,29 @@ def _bridges(words: bool = False) -> dict[str, dict[str, frozenset[str]]]:
     return {lang: {t: frozenset(v) for t, v in terms.items()} for lang, terms in out.items()}
 
 
-def bridge(terms: list[str] | set[str], language: str) -> dict[str, frozenset[str]]:
+@cache
+def _by_word() -> dict[str, dict[str, frozenset[str]]]:
+    """language -> folded word of the glossary -> the analysed terms of its translations."""
+    out: dict[str, dict[str, set[str]]] = {"pt": {}, "en": {}}
+    for pt, en in PAIRS:
+        sides = {"pt": pt, "en": en}
+        for language, other in OTHER.items():
+            targets = set(analyze(sides[other], other))
+            for word in sides[language].split():
+                out[language].setdefault(fold(word.lower()), set()).update(targets)
+    return {lang: {w: frozenset(v) for w, v in words.items()} for lang, words in out.items()}
+
+
+def bridge(terms: list[str] | set[str], language: str,
+           surface: Mapping[str, str] | None = None) -> dict[str, frozenset[str]]:
     """Each analysed term of ``language`` -> its analysed translations (itself included: codes and acronyms
-    are written alike in both languages)."""
-    table = _bridges().get(language, {})
-    return {t: frozenset({t} | table.get(t, frozenset())) for t in terms}
+    are written alike in both languages). ``surface``: the word each term was read from; a word the glossary
+    holds is translated as that word, not as every word sharing its stem ("nurse" is enfermeiro, not also
+    enfermagem as "nursing" is)."""
+    table, words = _bridges().get(language, {}), _by_word().get(language, {})
+    surface = surface or {}
+    return {t: frozenset({t} | (words.get(fold(surface[t].lower())) if t in surface and fold(surface[t].lower())
+                                in words else table.get(t, frozenset()))) for t in terms}
 
 
 def translate(question: str, language: str) -> str:

@@ -174,3 +174,18 @@ def test_the_subjects_a_question_names():
     assert subjects("Quais metas de adesão os documentos de controle de infecção e de saúde do colaborador "
                     "definem?", "pt") == [("control", "infecca"), ("saud", "colabor")]
     assert subjects("Quais prazos aparecem nos documentos da organização?", "pt") == []  # the whole collection
+
+
+def test_a_glossary_word_is_translated_as_that_word_not_as_every_word_of_its_stem():
+    """English reads "nurse" and "nursing" as one stem: the word the question wrote picks the translation."""
+    from models.analysis import analyze
+
+    stem = analyze("nurse", "en")[0]
+    assert stem == analyze("nursing", "en")[0]
+    nurse, nursing = analyze("enfermeiro", "pt")[0], analyze("enfermagem", "pt")[0]
+    assert {nurse, nursing} <= bridge([stem], "en")[stem]  # by the stem alone, both
+    assert nursing not in bridge([stem], "en", {stem: "Nurse"})[stem]
+    assert nurse in bridge([stem], "en", {stem: "nurse"})[stem]
+    assert nursing in bridge([stem], "en", {stem: "nursing"})[stem]
+    # a word the glossary does not hold is translated by its stem
+    assert {nurse, nursing} <= bridge([stem], "en", {stem: "nursed"})[stem]
