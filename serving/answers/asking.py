@@ -31,9 +31,10 @@ _PERIOD = (r"(?:\d+(?:\s*\([^)]{1,20}\))?\s?|\b(?:uma?|dois|duas|tr[eê]s|quatro
            r"immediately|anual\w*|mensal\w*|semanal\w*|di[aá]ri(?:[oa]|os|amente)\b|(?:bi|tri|se)mestra\w*|"
            r"quinzena\w*|annual\w*|"
            r"(?:bi|semi)-?annual\w*|monthly|weekly|daily|hourly|quarterly|fortnightly|bimonthly|biweekly)\b")
-_AMOUNT = (r"(?:R\$|US\$|\b(?:BRL|USD|EUR|GBP)\b|€|£|\$)\s?\d|\d[\d.,]*\s?(?:reais|d[oó]lares|mil|dollars|euros|"
-           r"BRL|USD|EUR)\b")
-_PERCENT = r"\d\s?%|\bpor cento\b|\bpercent\b"
+# a table column's unit states its cells' ("Mínimo (R$): 2.900,00", a row read as "header: cell")
+_AMOUNT = (r"(?:R\$|US\$|\b(?:BRL|USD|EUR|GBP)\b|€|£|\$)(?:\)\s?:)?\s?\d|"
+           r"\d[\d.,]*\s?(?:reais|d[oó]lares|mil|dollars|euros|BRL|USD|EUR)\b")
+_PERCENT = r"\d\s?%|\(%\)\s?:\s?\d|\bpor cento\b|\bpercent\b"
 _MEASURE = (r"\d[\d.,]*\s?(?:mg|g|kg|ml|l|cm|mm|m|km|kb|mb|gb|tb|°c|graus|degrees|caracteres|characters|"
             r"pontos|points|vezes|times|unidades|units)\b")
 _COUNT = (r"\d|\b(?:um|uma|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove|dez|one|two|three|four|five|six|"

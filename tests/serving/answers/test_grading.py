@@ -132,6 +132,22 @@ def test_the_asked_kind_reads_colloquial_forms_and_english():
     assert Question.of("How long do I have to submit expenses?", "en", {"long": 1.0}).kind == "deadline"
 
 
+def test_how_much_asked_with_words_between_asks_a_quantity_and_a_column_s_unit_states_one():
+    # "qto a gente paga" holds no asking phrase whole: "quanto" alone asks a quantity, and a passage stating none
+    # (the payment day, not the amount) cannot answer it; "quanto tempo" still asks a period
+    assert _q("qto a gente paga por mes no CT-2024-0178?").kind == "quantity"
+    assert _q("em qto tempo tem q tirar os acessos?").kind == "deadline"
+    contract = "Contrato de Limpeza nº CT-2024-0178 — 3. Preço"
+    payment = grade(_q("qto a gente paga por mes no CT-2024-0178?"), "3.2 O pagamento do CT-2024-0178 será feito "
+                    "até o 10º dia útil do mês seguinte, mediante nota fiscal.", contract, dense=0.6)
+    assert payment.grade == INCORRECT and payment.reason.startswith("states no")
+    # a table row read as "header: cell", the currency in the column's header
+    row = "Cargo: Técnico de Enfermagem; Nível: I; Mínimo (R$): 2.900,00; Máximo (R$): 3.500,00"
+    band = grade(_q("Quanto custa o técnico de enfermagem nível I?"), row, "Tabela de Faixas Salariais 2025",
+                 dense=0.6)
+    assert band.grade != INCORRECT and not band.reason.startswith("states no amount")
+
+
 def test_which_quantity_a_value_asks_is_read_from_the_evidence_about_the_question():
     from serving.answers.types import EvidenceItem
 
