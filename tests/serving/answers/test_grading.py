@@ -222,6 +222,22 @@ def test_a_colloquial_word_is_covered_by_the_word_the_passage_writes_for_it():
     assert any("4 horas" in s.text for s in widened.strips)
 
 
+def test_an_english_filler_asks_nothing_and_hiring_is_what_a_policy_calls_contracting():
+    from dataclasses import replace
+
+    from models.analysis import analyze_query, synonyms
+
+    question = "a vendor failed an item on the risk checklist. can we still hire them?"
+    terms = analyze_query(question, "en")
+    assert "still" not in terms and "hire" in terms
+    q = Question.of(question, "en", dict.fromkeys(terms, 1.0))
+    text = ('A supplier with any "not compliant" answer in items 2, 3, 7 or 11 is rated high risk and can only be '
+            "contracted with an approved exception from the Information Security Committee.")
+    widened = grade(replace(q, synonyms=synonyms(list(q.weights), "en")), text, "Vendor Risk Assessment Checklist",
+                    dense=0.6)
+    assert "hire" not in widened.missing
+
+
 def test_a_frequency_written_as_an_adverb_states_how_often():
     backup = ("6.1 Trimestralmente, a equipe de infraestrutura restaura em ambiente isolado uma amostra de cada "
               "sistema.\n\n6.2 O resultado de cada teste é registrado no chamado.")
