@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from models.analysis import written_out
+from models.analysis import analyze, detect_language, written_out
 from serving.answers.agentic import hops, references
 from serving.answers.agentic.references import Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
 from serving.answers.agentic.trace import Budget, Trace
 from serving.answers.modes.base import retrieval_filters
 from serving.answers.types import Filters
+from serving.graph import bilingual
 
 _ANNEX = re.compile(r"\b(?:anexos?|annex(?:es)?|schedules?)\b", re.IGNORECASE)  # the question asks of an annex
 FIRST_READ = 5  # best hits of the first search read in full
@@ -168,17 +169,35 @@ class Workflow:
                 named.append(self.box.directory.titles[ref.key])
             elif ref.kind == "policy" and not any(t.kind == "title" and t.key in ref.key for t in refs):
                 named += self._lookup(ref.text)[:1]
-        named = list(dict.fromkeys(named))
+        across = [] if any(r.kind == "title" for r in refs) else self._titles_across()
+        named = list(dict.fromkeys(named + across))
         items = [r for r in refs if r.kind == "item"]
         for item in items:
             target = self._item_target(item, named)
             if target is not None:
                 named.append(target)
                 self._read(target, item.key, 1)
+        language = detect_language(self.question)
+        translated = f"{self.question} {bilingual.translate(self.question, language)}".strip()
         for document_id in named:
             if not any(self.box.engine.index.document_ids[r] == document_id for r in self.out.read[FIRST_READ:]):
-                self._best_in(document_id, self.question, 1)
+                self._best_in(document_id, translated if document_id in across else self.question, 1)
         self.out.named = list(dict.fromkeys(named))
+
+    def _titles_across(self) -> list[str]:
+        """The documents a question names by a title written in the other language: each content word of the
+        title is one of the question's words or of their translations (``bilingual``), "the Third-Party
+        Information Security Policy" for the "Política de Segurança da Informação para Terceiros"."""
+        language = detect_language(self._asked)
+        terms = analyze(self._asked, language)
+        held = set(terms) | {t for ts in bilingual.bridge(terms, language).values() for t in ts}
+        out = []
+        for doc in self.box.directory.docs.values():
+            written = detect_language(doc.title)
+            words = set(analyze(doc.title, written)) if written != language else set()
+            if len(words) >= 2 and words <= held:
+                out.append(doc.document_id)
+        return out
 
     def _lookup(self, query: str) -> list[str]:
         obs = self._run("lookup_catalog", {"query": query}, lambda: self.box.lookup_catalog(query))

@@ -113,3 +113,19 @@ def test_a_requirement_is_not_met_by_a_quantity_of_something_else():
                     "1 hora")]
     rows = compare(policy, contract, "pt", lambda t: 1.0)
     assert [r.verdict for r in rows] == ["not_found"]
+
+
+@pytest.mark.parametrize("question", ["Does contract CT-2025-0042 comply with the biological material transport "
+                                      "policy?", "Does contract CT-2025-0042 comply with the Política de Transporte "
+                                                 "de Material Biológico?"])
+def test_a_title_in_the_other_language_names_its_document(engine, question):
+    """The English words of a Portuguese title name it (through the glossary), as its own words do; the contract
+    is named by its code either way, and nothing else is named."""
+    from serving.answers.agentic.tools import Toolbox
+    from serving.answers.agentic.workflow import Workflow
+
+    box = Toolbox(engine, frozenset({"juridico", "public"}), engine.embed(question), question)
+    outcome = Workflow(box, question, engine.agent_budget).run()
+    titles = sorted(box.directory.docs[d].title for d in outcome.named)
+    assert titles == ["Contrato de Transporte de Amostras Biológicas nº CT-2025-0042",
+                      "Política de Transporte de Material Biológico"]
