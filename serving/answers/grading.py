@@ -245,9 +245,10 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
                 own |= said
                 held |= said
         said = own - coded
-        if said and not (said <= heading and own & coded) and not overlaps(u, flagged):  # it says something of
-            # the question itself, not only a code and words of its heading (a running header "Contrato
-            # CT-2024-0178 - Confidencial Página 1" is not an answer)
+        if said and not (said <= heading and own & set(q.codes)) and not overlaps(u, flagged):  # it says
+            # something of the question itself, not only a code and words of its heading (a running header
+            # "Contrato CT-2024-0178 - Confidencial Página 1" is not an answer; a date's year "01/04/2024" is
+            # no code)
             # the heading's terms, and those of the clause's first sentence, count part (``HEADING_SHARE``)
             above = heading | held_terms(q, read(leads[i])) if leads[i] else heading
             score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in above - own))

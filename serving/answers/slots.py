@@ -33,7 +33,8 @@ SLOTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
         re.compile(r"\bgest(?:[aã]o|or|ora)\s+do\s+contrato\b|\bfiscaliza[cç][aã]o\s+(?:t[eé]cnica\s+)?do contrato\b|"
                    r"\bcontract manager\b|\bmanaged by\b", _I)),
     "term": (
-        re.compile(r"\bvig[eê]ncia\b|\bdura[cç][aã]o do contrato\b|\bcontract term\b|\bterm of the contract\b|"
+        re.compile(r"\bvig[eê]ncia\b|\bdura[cç][aã]o do contrato\b|\bcontract term\b|"
+                   r"\bterm of (?:the |this )?contract\b|"
                    r"\bhow long (?:does|is) the contract\b|\bat[eé] quando (?:vale|vigora)\b|"
                    r"\b(?:vale|vigora|v[aá]lid[oa])\s+at[eé] quando\b", _I),
         # "vigorará por 36 meses", "vigência de 24 meses", "vigência: ...", not "antes de 12 meses de vigência"

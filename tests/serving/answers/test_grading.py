@@ -100,6 +100,15 @@ def test_a_short_plural_stem_of_the_question_is_held_by_its_singular():
     assert "fiscais" not in g.missing and "paga" in g.missing
 
 
+def test_a_date_whose_year_is_part_of_the_code_does_not_make_a_clause_a_running_header():
+    """ "de 01/04/2024" is a date, not the code CT-2024-0187: the clause stating the term under a heading that
+    holds every other word of the question is the answer, not a header that names the contract."""
+    g = grade(_q("Qual o prazo do contrato CT-2024-0187?"), "2.1 O contrato vigorará por 36 (trinta e seis) meses, de "
+              "01/04/2024 a 31/03/2027.", "Contrato de Hospedagem nº CT-2024-0187 — CLÁUSULA 2ª — DO PRAZO",
+              dense=0.6)
+    assert g.grade != INCORRECT and g.strips and g.strips[0].text.startswith("2.1")
+
+
 def test_one_asking_word_for_two_things_asks_two_parts():
     assert _q("Quais limites de valor a política define para presentes e para a diligência prévia?").parts
     assert Question.of("Which limits apply for gifts and for suppliers?", "en", {"limit": 1.0}).parts
