@@ -278,8 +278,10 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
     if kind == 1.0:
         held |= q.kind_terms
     # across languages a word the text lacks says nothing of what it states: the encoder has judged it
+    # a word the question wrote is missing when none of its terms is held ("alcohol-based" is held by "alcoólica")
+    said_words = {q.surface.get(t, t) for t in held}
     missing = [] if across else [q.surface.get(t, t) for t, _ in sorted(q.weights.items(), key=lambda kv: -kv[1])
-                                 if t not in held]
+                                 if t not in held and q.surface.get(t, t) not in said_words]
     # how far this chunk's best unit stands above the question's other units (a cosine ranks, it does not measure)
     contrast = min(max((top - median) / CONTRAST_SPAN, 0.0), 2.0) if top is not None and median is not None else 0.0
     return ({"coverage": coverage, "strip": best, "dense": max(dense or 0.0, 0.0), "kind": kind,

@@ -109,6 +109,25 @@ def test_a_date_whose_year_is_part_of_the_code_does_not_make_a_clause_a_running_
     assert g.grade != INCORRECT and g.strips and g.strips[0].text.startswith("2.1")
 
 
+def test_a_word_of_the_question_partly_held_is_not_missing_and_last_is_how_long_something_lasts():
+    from dataclasses import replace
+
+    from serving.graph import bilingual
+
+    question = "How long should an alcohol-based hand rub last?"
+    terms = analyze(question, "en")
+    q = Question.of(question, "en", dict.fromkeys(terms, 1.0))
+    g = grade(q, "Rub both hands with an alcohol gel for 20 to 30 seconds.", "Hand hygiene — 5. Technique", dense=0.6)
+    assert "alcohol-based" not in g.missing and "hand" not in g.missing
+    # "last" is what a duration states in Portuguese ("Duração: 20 a 30 segundos"), not only "último"
+    translated = bilingual.bridge(terms, "en", q.surface)
+    assert set(analyze("duração", "pt")) <= translated["last"]
+    across = replace(q, synonyms={t: tuple(v - {t}) for t, v in translated.items()})
+    pt = grade(across, "Duração: 20 a 30 segundos.", "POP-ENF-014 Higienização das Mãos — 5.1 Fricção com preparação "
+               "alcoólica", dense=0.6)
+    assert "last" not in pt.missing
+
+
 def test_one_asking_word_for_two_things_asks_two_parts():
     assert _q("Quais limites de valor a política define para presentes e para a diligência prévia?").parts
     assert Question.of("Which limits apply for gifts and for suppliers?", "en", {"limit": 1.0}).parts
