@@ -23,6 +23,7 @@ SLOTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
                    # a company asked about a contract the question names is its supplier ("quem é a empresa do
                    # CT-2024-0187", "which company ... its monthly contract value"); elsewhere a company is any
                    r"(?:\b(?:qual|quem)\b[^?]{0,20}|\bque )\bempresa\b(?=[^?]*\b(?:contrat\w*|ct-\d))|"
+                   r"\b(?:contrat\w*|ct-\d[\w-]*)\b[^?]{0,30}\b(?:qual|que)\s+empresa\b|"  # "o CT-X é de qual empresa"
                    r"\b(?:which|what) company\b(?=[^?]*\b(?:contract\w*|ct-\d))|"
                    r"\bwho is the (?:supplier|vendor|contractor|provider)\b|\bwho (?:supplies|provides)\b", _I),
         # a party line ("CONTRATADA: ...", "Supplier: ...") or a company's name ("... Ltda.", "... S.A.")

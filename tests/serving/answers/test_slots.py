@@ -30,7 +30,7 @@ def test_the_company_asked_for_is_the_supplier_as_a_colleague_asks_it():
     # that happens to hold the word "empresa"
     clause = "4.2 A CONTRATADA contratará empresa independente para o teste de intrusão anual."
     for asked in ("quem é a empresa do CT-2031-0042?", "qual a empresa desse contrato?",
-                  "Que empresa presta o serviço do CT-2031-0042?"):
+                  "Que empresa presta o serviço do CT-2031-0042?", "o CT-2031-0042 é com qual empresa?"):
         q = _q(asked)
         assert q.kind == "supplier", asked
         assert grade(q, PARTIES, f"{CONTRACT} Partes", dense=0.5).strips[0].text.startswith("CONTRATADA: Frio Bom")
