@@ -17,6 +17,7 @@ import re
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -177,8 +178,9 @@ class Workflow:
             if target is not None:
                 named.append(target)
                 self._read(target, item.key, 1)
-        language = detect_language(self.question)
-        translated = f"{self.question} {bilingual.translate(self.question, language)}".strip()
+        # a title named in the other language: its document is searched with the question's translated words too
+        translated = f"{self.question} {bilingual.translate(self.question, detect_language(self.question))}" \
+            if across else self.question
         for document_id in named:
             if not any(self.box.engine.index.document_ids[r] == document_id for r in self.out.read[FIRST_READ:]):
                 self._best_in(document_id, translated if document_id in across else self.question, 1)
@@ -193,9 +195,8 @@ class Workflow:
         held = set(terms) | {t for ts in bilingual.bridge(terms, language).values() for t in ts}
         out = []
         for doc in self.box.directory.docs.values():
-            written = detect_language(doc.title)
-            words = set(analyze(doc.title, written)) if written != language else set()
-            if len(words) >= 2 and words <= held:
+            written, words = _title_terms(doc.title)
+            if written != language and len(words) >= 2 and words <= held:
                 out.append(doc.document_id)
         return out
 
@@ -305,6 +306,13 @@ class Workflow:
         if not obs or not obs.hits:
             return False
         return bool(self._read_rows(obs.hits[:2], depth))
+
+
+@lru_cache(maxsize=200_000)
+def _title_terms(title: str) -> tuple[str, frozenset[str]]:
+    """A title's language and its analysed words in it (cached: every agentic question reads every title)."""
+    written = detect_language(title)
+    return written, frozenset(analyze(title, written))
 
 
 def _read_many(box: Toolbox, rows: list[int]) -> Observation:
