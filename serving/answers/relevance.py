@@ -21,6 +21,7 @@ from lakehouse.text import fold
 from models.analysis import LANGUAGES, analyze, analyze_query, synonyms
 from models.lexicon import lexicon
 from serving.answers.focus import asking_segments
+from serving.graph import bilingual
 from serving.search.index import SearchIndex
 
 CODE = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+(?:-[a-z0-9]+)+")
@@ -125,8 +126,8 @@ class Relevance:
 
     def spelled(self, term: str) -> str:
         """``term``, or the index term one edit from it that the most chunks hold when no chunk holds ``term``
-        (a word of at least ``TYPO_MIN`` letters; codes and numbers are never respelled)."""
-        if len(term) < TYPO_MIN or not term.isalpha() or self._df(term) > 0:
+        (a word of at least ``TYPO_MIN`` letters; codes, numbers and the glossary's words are never respelled)."""
+        if len(term) < TYPO_MIN or not term.isalpha() or self._df(term) > 0 or bilingual.known(term):
             return term
         best, best_df = term, 0
         for candidate in _one_edit(term):

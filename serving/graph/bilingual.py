@@ -68,6 +68,12 @@ def bridge(terms: list[str] | set[str], language: str,
                                 in words else table.get(t, frozenset()))) for t in terms}
 
 
+def known(term: str) -> bool:
+    """Is ``term`` an analysed word of the glossary, in either language (a word the documents may write in the
+    other language, not a typo: "uptime" is "disponibilidade", not "último" one letter away)?"""
+    return any(term in table for table in _bridges().values())
+
+
 def translate(question: str, language: str) -> str:
     """The question's translatable terms as a query in the other language ("" when none translates)."""
     table = _bridges(words=True).get(language, {})

@@ -50,3 +50,23 @@ def test_a_proper_name_typed_one_letter_off_is_not_a_missing_name(indexed):
     assert relevance.missing_codes(relevance.weights(question, "pt"), everything, question, "pt") == []
     made_up = "Qual o valor pago à Limpamax Serviços?"
     assert relevance.missing_codes(relevance.weights(made_up, "pt"), everything, made_up, "pt") == ["Limpamax"]
+
+
+def test_a_word_of_the_glossary_is_no_typo_of_a_word_one_letter_away(indexed):
+    """An English word the Portuguese documents write in Portuguese ("uptime": disponibilidade, not "último" one
+    letter away) is not read as the index's term one edit from it; a word outside the glossary still is."""
+    from serving.graph import bilingual
+
+    _, retriever = indexed
+    relevance = Relevance(retriever.index)
+    cases = []
+    for _, en in bilingual.PAIRS:
+        for word in en.split():
+            term = next(iter(analyze(word, "en")), "")
+            if len(term) >= 5 and term.isalpha() and relevance.df(term) == 0 and any(
+                    relevance.df(term[:i] + c + term[i + 1:]) > 0 for i in range(len(term)) for c in "aeiou"):
+                cases.append(term)  # one vowel away from a term the (Portuguese) index holds
+    assert cases
+    for term in cases:
+        assert bilingual.known(term) and relevance.spelled(term) == term, term
+    assert relevance.spelled(analyze("criptogarfia", "pt")[0]) == analyze("criptografia", "pt")[0]
