@@ -66,7 +66,9 @@ class Conversations:
         """Record ``turn`` (in a new conversation when ``conversation_id`` is None); returns the id."""
         turn = Turn(question=turn.question, answer=turn.answer[:ANSWER_CHARS],
                     cited_document_ids=turn.cited_document_ids[:20], filters=turn.filters)
-        fresh_id = secrets.token_urlsafe(16)  # drawn outside the lock: os.urandom releases the GIL
+        # drawn outside the lock (os.urandom releases the GIL); hex, never a leading "-" that a command line
+        # would read as an option ("--conversation-id -x3...": 1 id in 64 of ``token_urlsafe``)
+        fresh_id = secrets.token_hex(16)
         with self._lock:
             now = time.monotonic()
             item = self._items.get(conversation_id or "")

@@ -42,3 +42,14 @@ def test_an_idle_conversation_expires():
     cid = store.add(RH, None, Turn(question="q"))
     with pytest.raises(NotFound):
         store.turns(RH, cid)
+
+
+def test_a_conversation_id_never_reads_as_a_command_line_option():
+    """The CLI prints "--conversation-id ID" to continue; an id opening with "-" would be read as an option."""
+    from serving.answers.access import Caller
+    from serving.answers.conversations import Conversations, Turn
+
+    store = Conversations()
+    caller = Caller("k", frozenset({"public"}))
+    ids = {store.add(caller, None, Turn(question="q", answer="a", cited_document_ids=[])) for _ in range(400)}
+    assert len(ids) == 400 and not any(i.startswith("-") for i in ids)
