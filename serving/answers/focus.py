@@ -29,6 +29,7 @@ CONTEXT_SHARE = 0.25
 _END = re.compile(r"(?<=[?!])\s+|(?<=[^\W\d_]{3}\.)\s+(?=\S)|(?<=\d\.)\s+(?=[A-ZÁÉÍÓÚÂÊÔÃÕÇ])|[;:]\s+")
 _COMMA = re.compile(r",\s+")
 _WORD = re.compile(r"[^\W\d_]+")
+_CODE = re.compile(r"\b(?=[\w-]*[^\W\d_])(?=[\w-]*\d)\w+(?:[-/.]\w+)+\b")  # CT-2024-0215, POP-ENF-014, ISO/IEC
 
 
 def _segments(question: str, asking: tuple[str, ...]) -> list[str]:
@@ -70,10 +71,13 @@ def factors(question: str, language: str, spell: Callable[[str], str] | None = N
         return {}
     spell = spell or (lambda t: t)
     asked = {spell(t) for s, asks in segments if asks for t in analyze_query(s, language)}
+    # a code names the subject wherever it stands ("... o contrato CT-2024-0215. Quem é a gestora desse
+    # contrato?"): the ask refers back to it, so its terms keep their full weight
+    named = {spell(t) for m in _CODE.finditer(question) for t in analyze(m.group(0), language)}
     out: dict[str, float] = {}
     for s, asks in segments:
         if not asks:
             for t in map(spell, [*analyze_query(s, language), *analyze(s, language)]):
-                if t not in asked:
+                if t not in asked and t not in named:
                     out[t] = CONTEXT_SHARE
     return out

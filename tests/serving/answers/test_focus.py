@@ -68,3 +68,16 @@ def test_a_situation_word_respelled_to_reach_the_index_still_weighs_as_the_situa
     assert q.weights["sant"] == focus.CONTEXT_SHARE and "sant" in q.context
     assert q.weights[analyze("periodicidade", "pt")[0]] == 1.0
     assert q.surface["sant"] == "sanitária"
+
+
+def test_a_code_named_in_the_situation_weighs_as_the_ask():
+    """ "... o contrato de alimentação, o CT-2024-0215. Quem é a gestora desse contrato?": the ask refers back to
+    the code, so its terms keep their full weight while the situation's other words weigh a share."""
+    text = ("Os pacientes reclamaram da temperatura das refeições e quero levar a reclamação ao contrato de "
+            "alimentação, o CT-2024-0215. Quem é a gestora desse contrato?")
+    shares = focus.factors(text, "pt")
+    assert shares[analyze("temperatura", "pt")[0]] == focus.CONTEXT_SHARE
+    for term in analyze("CT-2024-0215", "pt"):
+        assert term not in shares, term
+    q = _q(text)
+    assert q.weights["ct-2024-0215"] == 1.0 and "ct-2024-0215" not in q.context
