@@ -171,7 +171,12 @@ class Relevance:
         def known(word: str) -> bool:  # a function word of any language ("The", "Me", "Da") names nothing; a
             # name typed one letter off is the index's ("Clostridiodes" for Clostridioides: ``spelled``)
             read = [analyze(word, lang) for lang in LANGUAGES]
-            return not all(read) or any(held(t) or held(self.spelled(t)) for terms_ in read for t in terms_)
+            if not all(read) or any(held(t) or held(self.spelled(t)) for terms_ in read for t in terms_):
+                return True
+            # a stem too short to respell ("Morce" is read as morc) is respelled as the word the question wrote
+            folded = fold(word.lower())
+            return (len(folded) >= TYPO_MIN and folded.isalpha()
+                    and any(held(t) for c in _one_edit(folded) for t in analyze(c, language)))
         native = self.language_share(language) >= 0.5
         for name in names:
             unknown = [w for w in name if not known(w)]

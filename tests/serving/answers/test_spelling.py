@@ -48,6 +48,9 @@ def test_a_proper_name_typed_one_letter_off_is_not_a_missing_name(indexed):
     question = "Qual a regra da Criptogarfia AES?"
     assert relevance.df(analyze("Criptogarfia", "pt")[0]) == 0
     assert relevance.missing_codes(relevance.weights(question, "pt"), everything, question, "pt") == []
+    # a name whose stem is too short to respell ("Nuvme" is read as nuvm) is respelled as the word written
+    short = "Qual o contrato de Hospedagem em Nuvme?"
+    assert relevance.missing_codes(relevance.weights(short, "pt"), everything, short, "pt") == []
     made_up = "Qual o valor pago à Limpamax Serviços?"
     assert relevance.missing_codes(relevance.weights(made_up, "pt"), everything, made_up, "pt") == ["Limpamax"]
 
