@@ -266,6 +266,21 @@ def test_an_english_filler_asks_nothing_and_hiring_is_what_a_policy_calls_contra
     assert "hire" not in widened.missing
 
 
+def test_indefinite_and_judging_words_ask_nothing_and_a_pentest_is_an_intrusion_test():
+    from dataclasses import replace
+
+    from models.analysis import analyze_query, synonyms
+
+    # "alguma", "demais", "certa" qualify the ask; no passage writes them, so none is a key term
+    terms = analyze_query("Tem alguma multa se rescindir cedo demais? E qual a ordem certa?", "pt")
+    assert {"mult", "ordem"} <= set(terms) and not {"algum", "dem", "cert"} & set(terms)
+    question = "qto foi aprovado pro pentest de 2025?"
+    q = Question.of(question, "pt", dict.fromkeys(analyze_query(question, "pt"), 1.0))
+    text = "4. Teste de intrusão 2025\n\nExecução prevista para agosto. Orçamento aprovado: R$ 85.000,00."
+    widened = grade(replace(q, synonyms=synonyms(list(q.weights), "pt")), text, "Ata do Comitê", dense=0.6)
+    assert "pentest" not in widened.missing
+
+
 def test_a_frequency_written_as_an_adverb_states_how_often():
     backup = ("6.1 Trimestralmente, a equipe de infraestrutura restaura em ambiente isolado uma amostra de cada "
               "sistema.\n\n6.2 O resultado de cada teste é registrado no chamado.")
