@@ -324,3 +324,18 @@ def test_a_passage_in_the_other_language_holds_the_question_terms_through_their_
     read = grade(replace(q, synonyms=translations), text, context, dense=0.6)
     assert not {"monthly", "amount", "cleaning"} & set(read.missing)
     assert read.strips[0].text.startswith("3.1") and read.score > plain.score
+
+
+def test_how_fast_asks_a_deadline_and_a_stated_time_answers_it():
+    from serving.answers.asking import ask_of
+
+    for question in ("If a SEV1 incident is opened, how fast must the first response happen?",
+                     "How quickly must access be revoked?", "how soon do we have to notify the DPO?"):
+        assert ask_of(question, "en").kind == "deadline", question
+    assert ask_of("Com que rapidez o acesso deve ser revogado?", "pt").kind == "deadline"
+    q = Question.of("If a SEV1 incident is opened, how fast must the first response happen?", "en",
+                    dict.fromkeys(["sev1", "incid", "open", "fast", "first", "respons", "happen"], 1.0))
+    row = ("Severity: SEV1 - Critical; Definition: Clinical systems unavailable; First response: 15 minutes; "
+           "Escalation: CISO immediately")
+    g = grade(q, row, "Information Security Incident Response Playbook — 3. Severity levels", dense=0.6)
+    assert g.strips and g.strips[0].text.startswith("Severity: SEV1") and "fast" not in g.missing
