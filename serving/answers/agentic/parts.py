@@ -63,7 +63,7 @@ _CLAUSE = re.compile(r",\s+(?![^()]*\))")  # a comma outside parentheses
 # What a part asks for, by its question words (folded), and how a sentence shows it.
 _KINDS = (
     ("money", re.compile(r"\b(valor\w*|acrescimo\w*|custo\w*|custa\w*|preco\w*|quanto custa|cost\w*|price\w*|"
-                         r"value|amount|fee)\b"),
+                         r"values?|amounts?|fees?)\b"),
      re.compile(r"R\$\s*\d|US\$\s*\d|\d\s*(?:reais|dolares)", re.IGNORECASE)),
     ("duration", re.compile(r"\b(quant[oa]s? (?:dias|horas|meses|anos|minutos)|em quanto tempo|prazo\w*|"
                             r"periodicidade|frequencia|how (?:many|long|often)|deadline|within|rto|rpo)\b"),

@@ -192,3 +192,12 @@ def test_a_qualifier_of_the_value_asked_for_stays_and_another_value_goes():
     unit = "O chamado corretivo deve ser atendido em até 4 horas, 24x7, e o relatório final em 15 dias."
     own = frozenset(terms(part, "pt"))
     assert trim(unit, own, asks(part), part, "pt") == "O chamado corretivo deve ser atendido em até 4 horas, 24x7."
+
+
+def test_an_english_plural_asks_for_amounts_and_the_totals_after_the_monthly_value_go():
+    part = "What monthly amounts do the 2024 service contracts set?"
+    assert asks(part) == ["money"] and asks("Which fees and values apply?") == ["money"]
+    unit = ("3.1 Pelos serviços, a CONTRATANTE pagará à CONTRATADA o valor mensal de R$ 104.000,00 (cento e quatro "
+            "mil reais), totalizando R$ 1.248.000,00 por ano e R$ 3.744.000,00 pelo prazo de 36 meses.")
+    trimmed = trim(unit, frozenset(terms(part, "en")), asks(part), part, "en")
+    assert "R$ 104.000,00" in trimmed and "1.248.000,00" not in trimmed
