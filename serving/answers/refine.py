@@ -155,6 +155,20 @@ def introduced(req: Request, n: int, strip: Strip) -> str:
     return "".join(f"\n- {u}" for u in follow)
 
 
+def _other_part(req: Request, ranked: list[int], picked: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """For a question of several parts, the best strip of an ``ambiguous`` item that covers a term of the
+    question none of the ``picked`` strips holds (codes aside): a part answered by an item of its own that
+    covers only that part ("qual o valor mensal do CT-X e qual a empresa?" and "... mantidos pela empresa Imagem
+    Med ..."). It is added, never in place of a picked strip."""
+    covered = {t for _, s in picked for t in s.held}
+    coded = set(req.q.codes) | {t for c in req.q.codes for t in c.split("-")}
+    best = max(s.score for _, s in picked)
+    taken = {n for n, _ in picked}
+    options = [(n, s) for n in ranked if req.grades[n].grade == AMBIGUOUS and n not in taken
+               for s in req.grades[n].strips if s.score >= PARTS_SHARE * best and (s.held - covered) - coded]
+    return [max(options, key=lambda p: p[1].score)] if options else []
+
+
 def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     labels = LABELS.get(language, LABELS["pt"])
     coded = coded_documents(req.engine, req.q, req.groups)
@@ -171,6 +185,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     picked = _strips(req, main)
     if not picked:
         return refusal(language)
+    if req.q.parts:
+        picked += _other_part(req, ranked, picked)
     if "pinned" in ENABLED:
         picked = _pinned(req, main, picked)
     older_docs = {req.item(n).document_id or "" for n in older}

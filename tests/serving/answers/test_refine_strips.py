@@ -97,3 +97,22 @@ def test_a_row_of_another_level_gives_way_to_the_row_of_the_level_the_question_n
     assert _pinned(unpinned, [1], [(1, third)]) == [(1, third)]
     only_third = SimpleNamespace(q=req.q, grades={1: SimpleNamespace(strips=[third])})
     assert _pinned(only_third, [1], [(1, third)]) == [(1, third)]
+
+
+def test_a_part_only_an_ambiguous_item_answers_is_added_never_in_place_of_the_answer():
+    from serving.answers.grading import AMBIGUOUS, CORRECT
+    from serving.answers.refine import _other_part
+
+    value = Strip("3.1 O valor mensal é de R$ 58.500,00.", 0, 0.55,
+                  frozenset({"valor", "mensal", "ct-2024-0203", "ct", "2024", "0203"}))
+    firm = Strip("Equipamentos de imagem são mantidos pela empresa Imagem Med Ltda., conforme o contrato "
+                 "CT-2024-0203.", 1, 0.71, frozenset({"empres", "ct-2024-0203", "ct", "2024", "0203"}))
+    fine = Strip("Multa de 10% sobre o valor das mensalidades remanescentes.", 0, 0.61,
+                 frozenset({"valor", "mensal", "ct-2024-0203", "ct", "2024", "0203"}))
+    grades = {1: SimpleNamespace(grade=CORRECT, strips=[value]), 2: SimpleNamespace(grade=AMBIGUOUS, strips=[fine]),
+              3: SimpleNamespace(grade=AMBIGUOUS, strips=[firm])}
+    req = SimpleNamespace(q=SimpleNamespace(parts=True, codes=("ct-2024-0203",)), grades=grades)
+    # the fine covers no word the value clause leaves out: only the company's line joins the answer
+    assert _other_part(req, [1, 3, 2], [(1, value)]) == [(3, firm)]
+    # a part already covered adds nothing
+    assert _other_part(req, [1, 2], [(1, value)]) == []
