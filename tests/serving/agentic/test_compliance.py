@@ -4,11 +4,9 @@ and never marks a requirement met by a quantity of something else."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.fixtures.corpora import write_corpus
+from tests.fixtures.corpora import markdown, serving_engine
 
 CONFIG = """default_groups: [public]
 access:
@@ -22,12 +20,9 @@ taxonomy:
   - prefix: "Contratos/Anexos/"
     doc_type: anexo_contratual
 """
-def _doc(*paragraphs: str) -> str:
-    return "\n\n".join(paragraphs) + "\n"
-
 
 DOCS = {
-    "Políticas/Política de Transporte de Material Biológico.md": _doc(
+    "Políticas/Política de Transporte de Material Biológico.md": markdown(
         "# Política de Transporte de Material Biológico",
         "## 1. Objetivo",
         "Esta política define como amostras biológicas são transportadas entre as unidades do "
@@ -39,7 +34,7 @@ DOCS = {
         "mínimo 5 anos.",
         "4.3 Os motoristas devem ser treinados em biossegurança antes do primeiro transporte.",
     ),
-    "Contratos/CT-2025-0042 Transporte de Amostras.md": _doc(
+    "Contratos/CT-2025-0042 Transporte de Amostras.md": markdown(
         "# Contrato de Transporte de Amostras Biológicas nº CT-2025-0042",
         "## CLÁUSULA 1ª — DO OBJETO",
         "1.1 Transporte refrigerado de amostras biológicas entre as unidades. Integra este contrato o "
@@ -51,7 +46,7 @@ DOCS = {
         "5.1 Cumprir o Anexo II e manter os motoristas treinados em biossegurança antes do primeiro "
         "transporte.",
     ),
-    "Contratos/Anexos/CT-2025-0042 Anexo II - Níveis de Serviço e Comunicações.md": _doc(
+    "Contratos/Anexos/CT-2025-0042 Anexo II - Níveis de Serviço e Comunicações.md": markdown(
         "# Anexo II - Níveis de Serviço e Comunicações do CT-2025-0042",
         "## 2. Comunicações",
         "2.1 A CONTRATADA comunicará ao laboratório qualquer desvio de temperatura das caixas térmicas em "
@@ -66,17 +61,7 @@ QUESTION = "O CT-2025-0042 cumpre o que a Política de Transporte de Material Bi
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    from lakehouse.settings import Settings
-    from serving.answers.reloader import SnapshotHolder
-    from transforms.pipeline import run_index
-
-    root: Path = tmp_path_factory.mktemp("compliance")
-    settings = Settings(home=root / "home", source=write_corpus(root / "source", DOCS, CONFIG),
-                        embedding_model="wordllama")
-    run_index(settings)
-    holder = SnapshotHolder(settings)
-    holder.refresh()
-    return holder.require()
+    return serving_engine(tmp_path_factory.mktemp("compliance"), DOCS, CONFIG)
 
 
 def _answer(engine, question: str) -> str:

@@ -5,21 +5,15 @@ translate (a name like "nuvemsul")."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.fixtures.corpora import write_corpus
+from tests.fixtures.corpora import markdown, serving_engine
 
 CONFIG = "default_groups: [public]\n"
 
 
-def _doc(*paragraphs: str) -> str:
-    return "\n\n".join(paragraphs) + "\n"
-
-
 DOCS = {
-    "Políticas/Política de Reembolso.md": _doc(
+    "Políticas/Política de Reembolso.md": markdown(
         "# Política de Reembolso de Despesas de Viagem",
         "## 1. Objetivo",
         "Esta política define as regras de reembolso das despesas de viagem a serviço do hospital.",
@@ -28,14 +22,14 @@ DOCS = {
         "## 3. Limites",
         "3.1 O reembolso de hospedagem é limitado a R$ 350,00 por diária.",
     ),
-    "Contratos/Contrato de Limpeza.md": _doc(
+    "Contratos/Contrato de Limpeza.md": markdown(
         "# Contrato de Prestação de Serviços de Limpeza nº CT-2025-0101",
         "## CLÁUSULA 1ª — DO OBJETO",
         "Limpeza e higienização das áreas assistenciais e administrativas do hospital.",
         "## CLÁUSULA 3ª — DO PREÇO",
         "3.1 O valor mensal dos serviços é de R$ 86.400,00.",
     ),
-    "POPs/POP de Backup.md": _doc(
+    "POPs/POP de Backup.md": markdown(
         "# POP-TI-003 - Backup e Restauração de Dados",
         "## 1. Objetivo",
         "Garantir a cópia de segurança diária dos sistemas do hospital.",
@@ -44,14 +38,14 @@ DOCS = {
         "## 7. Solicitação de restauração",
         "O usuário solicita a restauração de arquivos ao service desk, informando o caminho e a data.",
     ),
-    "RH/Manual do Colaborador.md": _doc(
+    "RH/Manual do Colaborador.md": markdown(
         "# Manual do Colaborador",
         "## 1. Jornada",
         "A jornada de trabalho é registrada no ponto eletrônico.",
         "## 2. Férias",
         "As férias devem ser solicitadas ao gestor com 30 dias de antecedência.",
     ),
-    "Policies/IT Acceptable Use Policy.md": _doc(
+    "Policies/IT Acceptable Use Policy.md": markdown(
         "# IT Acceptable Use Policy",
         "## 4. Workstations and devices",
         "4.4 Lost or stolen devices that contain or access hospital data must be reported to the service desk "
@@ -65,17 +59,7 @@ DOCS = {
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    from lakehouse.settings import Settings
-    from serving.answers.reloader import SnapshotHolder
-    from transforms.pipeline import run_index
-
-    root: Path = tmp_path_factory.mktemp("across")
-    settings = Settings(home=root / "home", source=write_corpus(root / "source", DOCS, CONFIG),
-                        embedding_model="wordllama")
-    run_index(settings)
-    holder = SnapshotHolder(settings)
-    holder.refresh()
-    return holder.require()
+    return serving_engine(tmp_path_factory.mktemp("across"), DOCS, CONFIG)
 
 
 def _evidence(engine, question: str) -> list[str]:
