@@ -13,7 +13,9 @@ The answer unit for a part is the sentence of the read evidence that covers most
 terms (the rest of the question counts a little), with a bonus when it holds a value of the kind the part asks
 for (a duration for "em quantos dias", money for "valor", a date for "quando", a percentage, a name for
 "quem", an organisation's legal name, "X Ltda." or "Y S.A.", for "qual empresa" or "which supplier", in any
-language), and a penalty when it holds none. A sentence in another language than the question's shares no words
+language), and a penalty when it holds none. A sentence another part already quotes answers a later part only when no other
+sentence covers that part's own words as well (the first part's words, counted as context, would otherwise win
+it the second part too). A sentence in another language than the question's shares no words
 with it: when no sentence in the question's language states the kind of value a part asks for, those in
 another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
 question over Portuguese documents)."""
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lakehouse.text import fold
+from models.analysis import written_out
 from serving.answers.agentic import bridge
 from serving.answers.agentic.references import CODE
 from serving.answers.relevance import terms
@@ -92,9 +95,12 @@ def split(question: str) -> list[Part]:
     """The parts of a question; one part (the question itself) when it has a single one. Something named by
     what it does ("o fornecedor que hospeda X") adds the question of who that is first (``agentic.bridge``)."""
     text = " ".join(question.split())
-    pieces = [p.strip(" ,;.?") for p in _SPLIT.split(text)]
+    # the parts are found, and read, with the question's abbreviations written out (the lexicon's data): "qto
+    # caiu X? e qual Y?" and "quanto caiu X? e qual Y?" have the same parts
+    spelled = " ".join(written_out(text)[0].split())
+    pieces = [p.strip(" ,;.?") for p in _SPLIT.split(spelled)]
     pieces = [p for p in pieces if p]
-    asked = text[len(pieces[0]):].lstrip().startswith("?") if pieces else False
+    asked = spelled[len(pieces[0]):].lstrip().startswith("?") if pieces else False
     if len(pieces) > 1 and not _START.match(pieces[0]) and not asked:  # a statement first: context
         pieces = [f"{pieces[0]}; {pieces[1]}", *pieces[2:]]
     hidden = bridge.implied(text)
@@ -189,7 +195,7 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         rest = {t: w * CONTEXT_WEIGHT for t, w in everything.items() if t not in own}
         rest_total = sum(rest.values()) or 1.0
         kinds = asks(part.text) if "part_kinds" in ENABLED else []
-        scored: list[tuple[float, int, str]] = []
+        scored: list[tuple[float, int, str, float]] = []  # (score, source, sentence, share of the part covered)
         across: list[tuple[int, str]] = []  # sentences in another language that state a value asked for
         for (n, unit, title), present, other in zip(units, unit_terms, foreign, strict=True):
             shows = any(_shows(k, unit, part.text) for k in kinds)
@@ -206,7 +212,7 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
                 score += KIND_BONUS if shows else -KIND_BONUS
             elif re.search(r"\d", _NUMBERING.sub("", unit)):
                 score += NUMBER_BONUS
-            scored.append((score, n, unit))
+            scored.append((score, n, unit, cover))
         # a value asked for that no sentence in the question's language states (in the kind of document the part
         # names, when one in another language is of that kind) is looked for in the others
         kind_of = kinds_of[i] if kinds_of else None
@@ -218,7 +224,7 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         # a name in another language is any capitalised word; an organisation's legal name is one in any language
         if "across" in ENABLED and similar and across and (set(kinds) - {"who"} or firm(part.text)) \
                 and not any(any(_shows(k, s[2], part.text) for k in kinds) for s in mine):
-            scored += [(near + KIND_BONUS, n, unit) for (n, unit), near in similar(i, across).items()
+            scored += [(near + KIND_BONUS, n, unit, near) for (n, unit), near in similar(i, across).items()
                        if near >= MIN_SIMILAR]
         if not scored:
             out.append(Pick(part.text, None, None))
@@ -227,6 +233,9 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         if scope and any(s[1] in scope for s in scored):
             scored = [s for s in scored if s[1] in scope]
         best = scored[0]
+        if best[2] in chosen:  # another part's sentence, ahead by that part's words: a new one as close to this one
+            best = next((s for s in scored if s[2] not in chosen and s[3] >= best[3] and (
+                not kinds or any(_shows(k, s[2], part.text) for k in kinds))), best)
         text = trim(best[2], frozenset(own), kinds, part.text, language) if "trim" in ENABLED else best[2]
         out.append(Pick(part.text, None if best[2] in chosen else text, best[1], round(best[0], 3), answered=True))
         chosen.add(best[2])

@@ -20,6 +20,9 @@ from serving.answers.relevance import terms
     ("Qual é o prazo para prestar contas de despesas de viagem?", 1),
     ("A política exige criptografia descrita em anexo. Quais controles o fornecedor se obrigou a cumprir?", 1),
     ("Os exames, quando solicitados com urgência, têm prioridade?", 1),
+    # abbreviated question words, written out by the lexicon's data before the split
+    ("qdo terminou a migração do prontuário pra nuvem e qual rto o contrato garante?", 2),
+    ("qual empresa lava os uniformes e qto custa por mes?", 2),
 ])
 def test_a_question_is_split_at_its_question_words(question, parts):
     assert len(split(question)) == parts
@@ -31,6 +34,12 @@ def test_a_part_that_points_back_carries_the_first_part_as_context():
     assert "uniformes" in second.query and second.text == "qual é o valor mensal do contrato dele"
     statement = split("O fornecedor guarda dados; em quantos dias deve apagá-los, e quem responde pelo descarte?")
     assert statement[0].text.startswith("O fornecedor guarda dados")  # the statement is the first part's context
+
+
+def test_an_abbreviated_part_is_read_written_out():
+    first, second = split("qdo terminou a migração do prontuário e qto foi o acréscimo mensal?")
+    assert first.text.startswith("quando terminou")
+    assert asks(second.text) == ["money"]
 
 
 def test_what_a_part_asks_for():
@@ -201,3 +210,19 @@ def test_an_english_plural_asks_for_amounts_and_the_totals_after_the_monthly_val
             "mil reais), totalizando R$ 1.248.000,00 por ano e R$ 3.744.000,00 pelo prazo de 36 meses.")
     trimmed = trim(unit, frozenset(terms(part, "en")), asks(part), part, "en")
     assert "R$ 104.000,00" in trimmed and "1.248.000,00" not in trimmed
+
+
+def test_a_part_takes_a_sentence_of_its_own_over_the_one_another_part_chose_for_its_words():
+    # the minute covers the first part's words and, through them, outranks the policy's row for the second part
+    # too; the row covers the second part's own words as well, so the second part is answered by it
+    sources = [
+        ("Ata da Diretoria", "Após a versão 3 da política de reembolso, o prazo médio de prestação de contas "
+                             "caiu de 24 para 8 dias."),
+        ("Política de Reembolso", "Versão: 3; Alteração: Prazo de prestação de contas reduzido de 30 dias corridos "
+                                  "para 10 dias úteis"),
+    ]
+    parts = split("Quanto caiu o prazo médio de prestação de contas após a versão 3 da política de reembolso? "
+                  "E qual prazo a versão 3 fixa?")
+    picks = pick(parts, sources, "pt", _weigh({}))
+    assert [p.source for p in picks] == [1, 2]
+    assert "10 dias úteis" in render(picks, "pt")
