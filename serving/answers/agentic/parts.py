@@ -13,9 +13,9 @@ The answer unit for a part is the sentence of the read evidence that covers most
 terms (the rest of the question counts a little), with a bonus when it holds a value of the kind the part asks
 for (a duration for "em quantos dias", money for "valor", a date for "quando", a percentage, a name for
 "quem", an organisation's legal name, "X Ltda." or "Y S.A.", for "qual empresa" or "which supplier", in any
-language), and a penalty when it holds none. A sentence another part already quotes answers a later part only when no other
-sentence covers that part's own words as well (the first part's words, counted as context, would otherwise win
-it the second part too). A sentence in another language than the question's shares no words
+language), and a penalty when it holds none. A sentence another part already quotes answers a later part only
+when no other sentence covers that part's own words as well (the first part's words, counted as context, would
+otherwise win it the second part too). A sentence in another language than the question's shares no words
 with it: when no sentence in the question's language states the kind of value a part asks for, those in
 another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
 question over Portuguese documents)."""
@@ -27,9 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lakehouse.text import fold
-from models.analysis import written_out
+from models.analysis import detect_language, written_out
 from serving.answers.agentic import bridge
 from serving.answers.agentic.references import CODE
+from serving.answers.asking import ask_of
 from serving.answers.relevance import terms
 from serving.answers.sentences import split_units
 from serving.answers.wording import language_of
@@ -63,6 +64,7 @@ _FIRM = re.compile(r"\b(empresa|fornecedor|prestador|contratada|provedor|supplie
                    r"contractor)\b")
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[IVX]+[.)-])\s+")  # "4.1 ", "III - "
 _CLAUSE = re.compile(r",\s+(?![^()]*\))")  # a comma outside parentheses
+_OF_ASK = {"amount": "money", "deadline": "duration", "percent": "percent"}  # the lexicon's kinds, as parts name them
 # What a part asks for, by its question words (folded), and how a sentence shows it.
 _KINDS = (
     ("money", re.compile(r"\b(valor\w*|acrescimo\w*|custo\w*|custa\w*|preco\w*|quanto custa|cost\w*|price\w*|"
@@ -116,9 +118,12 @@ def split(question: str) -> list[Part]:
 
 
 def asks(part: str) -> list[str]:
-    """The kinds of value a part asks for ("money", "duration", "percent", "date", "who", "number")."""
+    """The kinds of value a part asks for ("money", "duration", "percent", "date", "who", "number"), with the
+    kind the lexicon's ``asks`` data reads in it ("quanto tempo", "how soon": a duration; ``asking.ask_of``)."""
     folded = fold(part)
-    return [kind for kind, question, _ in _KINDS if question.search(folded)]
+    kinds = [kind for kind, question, _ in _KINDS if question.search(folded)]
+    read = _OF_ASK.get(ask_of(part, detect_language(part)).kind or "")
+    return kinds + [read] if read and read not in kinds else kinds
 
 
 def _shows(kind: str, text: str, part: str = "") -> bool:

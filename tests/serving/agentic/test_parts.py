@@ -47,6 +47,9 @@ def test_what_a_part_asks_for():
     assert "duration" in asks("em quantos dias deve apagá-los")
     assert "who" in asks("Que empresa lava os uniformes")
     assert asks("quando foi concluída a migração") == ["date"]
+    # the lexicon's asks data: "quanto tempo", "how fast" ask a duration as "em quantos dias" does
+    assert asks("quanto tempo a gente tem para responder o titular") == ["duration"]
+    assert asks("how fast must data subject requests be answered") == ["duration"]
 
 
 def _weigh(df: dict[str, int], language: str = "pt", n: int = 100):
