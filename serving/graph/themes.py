@@ -326,7 +326,8 @@ def _coverage(weights: dict[str, float], alternatives: dict[str, frozenset[str]]
 def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict[str, float], total: float,
                  language: str, used: set[str], content: dict[str, float],
                  answers: Callable[[str], bool] | None = None) -> list[Quote]:
-    """The best unit of each document among ``rows`` that covers the question, best first. A unit is
+    """The best unit of each document among ``rows`` that covers the question, best first (one that states the
+    kind of value the question asks for, ``answers``, before one that does not). A unit is
     analysed in its chunk's language, and a question term counts as covered by its translations too
     (``bilingual.bridge``); a unit that addresses an assistant (``models.injection``) is never quoted."""
     index = view.store.index
@@ -334,6 +335,8 @@ def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict
     rare = _idf(view, "", df=1)  # a term no chunk uses is compared as one that a single chunk uses
     translated = bilingual.bridge({*weights, *content}, language)  # for units in the other language only: a
     # translation may be a word of the question's own language ("resposta" -> "respons", "responsável")
+    def states(unit: str) -> bool:
+        return answers is not None and answers(unit)
     for row in rows:
         row = int(row)
         own = detect_language(index.texts[row])
@@ -353,7 +356,9 @@ def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict
                 continue
             quote = Quote(row, unit, coverage + 0.1 * float(scores[row]), own != language)
             doc = index.document_ids[row]
-            if doc not in best_per_doc or quote.score > best_per_doc[doc].score:
+            # a question asking for a kind of value: a unit stating one goes before the document's others
+            if doc not in best_per_doc or (states(unit), quote.score) > (states(best_per_doc[doc].text),
+                                                                          best_per_doc[doc].score):
                 best_per_doc[doc] = quote
     return sorted(best_per_doc.values(), key=lambda q: (-q.score, q.row))[:QUOTES]
 

@@ -189,3 +189,14 @@ def test_a_glossary_word_is_translated_as_that_word_not_as_every_word_of_its_ste
     assert nursing in bridge([stem], "en", {stem: "nursing"})[stem]
     # a word the glossary does not hold is translated by its stem
     assert {nurse, nursing} <= bridge([stem], "en", {stem: "nursed"})[stem]
+
+
+def test_a_question_asking_for_an_amount_quotes_the_sentence_that_states_one(tmp_path_factory):
+    # the first sentence holds more of the question's words; the second states the amount asked for
+    searcher = _one_community_searcher(tmp_path_factory.mktemp("amounts"), {
+        "Politicas/Brindes.md": "# Política de Brindes\n\nOs limites de valor para presentes de fornecedores são "
+        "revistos pela diretoria todo ano.\n\nO colaborador pode aceitar presentes de fornecedores de até "
+        "R$ 200,00 por ano.\n",
+        "Diversos/Cantina.md": "# Cantina\n\nA cantina do Hospital abre às 7 horas e fecha às 19 horas.\n"})
+    quoted = _quoted(searcher, "Quais limites de valor para presentes de fornecedores os documentos definem?")
+    assert "R$ 200,00" in quoted["Politicas/Brindes.md"]
