@@ -41,7 +41,8 @@ from serving.graph.visibility import View
 
 TOP_COMMUNITIES = 6
 PER_COMMUNITY = 4  # chunks per community that rank it and that it contributes
-QUOTES = 4  # quotes per theme (one per document)
+QUOTES = 4  # documents quoted per theme (one unit each, or up to VALUES_PER_DOC that state a value asked for)
+VALUES_PER_DOC = 3
 MIN_COVERAGE = 0.2
 MIN_DOCUMENTS = 3  # fewer documents quoted: the best other readable chunks fill a last theme ("other documents")
 FILL_CHUNKS = 40  # best-scoring readable chunks searched for that theme
@@ -326,12 +327,12 @@ def _coverage(weights: dict[str, float], alternatives: dict[str, frozenset[str]]
 def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict[str, float], total: float,
                  language: str, used: set[str], content: dict[str, float],
                  answers: Callable[[str], bool] | None = None) -> list[Quote]:
-    """The best unit of each document among ``rows`` that covers the question, best first (one that states the
-    kind of value the question asks for, ``answers``, before one that does not). A unit is
+    """The best unit of each document among ``rows`` that covers the question, best first (those that state
+    the kind of value the question asks for, ``answers``, before one that does not). A unit is
     analysed in its chunk's language, and a question term counts as covered by its translations too
     (``bilingual.bridge``); a unit that addresses an assistant (``models.injection``) is never quoted."""
     index = view.store.index
-    best_per_doc: dict[str, Quote] = {}
+    per_doc: dict[str, list[tuple[Quote, frozenset[str]]]] = {}  # a document's units, with the question terms held
     rare = _idf(view, "", df=1)  # a term no chunk uses is compared as one that a single chunk uses
     translated = bilingual.bridge({*weights, *content}, language)  # for units in the other language only: a
     # translation may be a word of the question's own language ("resposta" -> "respons", "responsável")
@@ -354,13 +355,23 @@ def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict
                     continue
             if unit in used or is_injection(unit):
                 continue
-            quote = Quote(row, unit, coverage + 0.1 * float(scores[row]), own != language)
-            doc = index.document_ids[row]
-            # a question asking for a kind of value: a unit stating one goes before the document's others
-            if doc not in best_per_doc or (states(unit), quote.score) > (states(best_per_doc[doc].text),
-                                                                          best_per_doc[doc].score):
-                best_per_doc[doc] = quote
-    return sorted(best_per_doc.values(), key=lambda q: (-q.score, q.row))[:QUOTES]
+            held = frozenset(t for t in weights if t in found or own != language and translated.get(t, set()) & found)
+            per_doc.setdefault(index.document_ids[row], []).append(
+                (Quote(row, unit, coverage + 0.1 * float(scores[row]), own != language), held))
+    chosen = []
+    for quotes in per_doc.values():
+        # a question asking for a kind of value: the units stating one go before the document's others, and
+        # after the first, up to ``VALUES_PER_DOC``, each that holds a word of the question the ones before it
+        # do not (a part of its own: "limites para presentes e para diligência")
+        quotes.sort(key=lambda qh: (not states(qh[0].text), -qh[0].score, qh[0].row))
+        picked, covered = [quotes[0][0]], set(quotes[0][1])
+        for quote, held in quotes[1:]:
+            if len(picked) < VALUES_PER_DOC and states(quote.text) and held - covered:
+                picked.append(quote)
+                covered |= held
+        chosen.append(picked)
+    chosen.sort(key=lambda qs: (-qs[0].score, qs[0].row))
+    return [q for qs in chosen[:QUOTES] for q in qs]
 
 
 def theme_reports(view: View, themes: list[Theme]) -> list[Report]:

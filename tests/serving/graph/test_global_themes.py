@@ -200,3 +200,20 @@ def test_a_question_asking_for_an_amount_quotes_the_sentence_that_states_one(tmp
         "Diversos/Cantina.md": "# Cantina\n\nA cantina do Hospital abre às 7 horas e fecha às 19 horas.\n"})
     quoted = _quoted(searcher, "Quais limites de valor para presentes de fornecedores os documentos definem?")
     assert "R$ 200,00" in quoted["Politicas/Brindes.md"]
+
+
+def test_a_document_stating_several_asked_values_is_quoted_for_each_part_and_no_other(tmp_path_factory):
+    searcher = _one_community_searcher(tmp_path_factory.mktemp("parts"), {
+        "Politicas/Integridade.md": "# Política de Integridade\n\nO limite de valor para presentes é de "
+        "R$ 200,00 por ano.\n\nA diligência prévia é feita nos contratos acima do limite de valor de "
+        "R$ 500.000,00.\n\nO limite de valor da multa por atraso é de R$ 1.000,00.\n",
+        "Diversos/Cantina.md": "# Cantina\n\nA cantina do Hospital abre às 7 horas e fecha às 19 horas.\n"})
+    quoted = _all_quoted(searcher, "Quais limites de valor a política define para presentes e para a "
+                                   "diligência prévia?")
+    assert any("R$ 200,00" in q for q in quoted) and any("R$ 500.000,00" in q for q in quoted)
+    assert not any("R$ 1.000,00" in q for q in quoted)  # a value of the document that answers no part
+
+
+def _all_quoted(searcher, question):
+    answer = searcher.global_themes(question, {"public"}, answers=states_asked_value(question))
+    return [q.text for t in answer.themes for q in t.quotes]
