@@ -13,9 +13,10 @@ The answer unit for a part is the sentence of the read evidence that covers most
 terms (the rest of the question counts a little), with a bonus when it holds a value of the kind the part asks
 for (a duration for "em quantos dias", money for "valor", a date for "quando", a percentage, a name for
 "quem", an organisation's legal name, "X Ltda." or "Y S.A.", for "qual empresa" or "which supplier", in any
-language), and a penalty when it holds none. A sentence another part already quotes answers a later part only
-when no other sentence covers that part's own words as well (the first part's words, counted as context, would
-otherwise win it the second part too). A sentence in another language than the question's shares no words
+language), and a penalty when it holds none. A sentence holds a word by the lexicon's synonyms too ("apagar" by
+"eliminados"). A sentence two parts want goes to the part whose own words it holds more of; the other takes its
+next sentence when one covers its own words as well (the other part's words, counted as context, would otherwise
+win it both parts). A sentence in another language than the question's shares no words
 with it: when no sentence in the question's language states the kind of value a part asks for, those in
 another language that state one are ranked by their dense similarity to the part (``agentic.dense``; an English
 question over Portuguese documents)."""
@@ -176,7 +177,8 @@ class Pick:
 def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
          weigh: Callable[[str], dict[str, float]], scopes: list[set[int] | None] | None = None,
          similar: Callable[[int, list[tuple[int, str]]], dict[tuple[int, str], float]] | None = None,
-         kinds_of: list[set[int] | None] | None = None) -> list[Pick]:
+         kinds_of: list[set[int] | None] | None = None,
+         synonyms: dict[str, tuple[str, ...]] | None = None) -> list[Pick]:
     """For each part, the evidence sentence that answers it best (``sources``: (title, text) of each source,
     numbered from 1; ``weigh``: a text's analysed terms with their IDF). A part's words that are the source's
     title ("... listed in the incident response playbook") say where to look, not what: they do not count as
@@ -188,12 +190,14 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
     document it names ("its security annex"): a value stated in another kind does not stop that search."""
     units = [(n, u, terms(title, language)) for n, (title, text) in enumerate(sources, start=1)
              for u in split_units(text)]
-    unit_terms = [terms(u, language) for _, u, _ in units]
+    # a sentence holds a part's word by the word documents write for it too ("apagar" by "eliminados": the
+    # lexicon's synonyms, ``synonyms``: a question term -> the terms that cover it)
+    unit_terms = [_with_synonyms(terms(u, language), synonyms or {}) for _, u, _ in units]
     written = [language_of(text) for _, text in sources]  # a whole chunk tells its language; a table row may not
     foreign = [written[n - 1] != language for n, _, _ in units]
     out = []
     everything = weigh(" ".join(p.query for p in parts))
-    chosen: set[str] = set()
+    ranked: list[tuple[int, dict[str, float], list[str], list[tuple[float, int, str, float]]]] = []
     for i, part in enumerate(parts):
         scope = scopes[i] if scopes else None
         own = weigh(part.text)
@@ -237,18 +241,25 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         scored.sort(key=lambda s: -s[0])
         if scope and any(s[1] in scope for s in scored):
             scored = [s for s in scored if s[1] in scope]
-        best = scored[0]
-        if best[2] in chosen:  # another part's sentence, ahead by that part's words: a new one as close to this one
+        ranked.append((i, own, kinds, scored))
+        out.append(Pick(part.text, None, None))  # chosen below
+    # the parts whose best sentence holds more of their own words choose first: a sentence two parts want goes
+    # to the one it answers by its own words, the other taking its next sentence that covers its own words as
+    # well (the first part's words, counted as context, would otherwise win it the second part's sentence too)
+    chosen: set[str] = set()
+    for i, own, kinds, scored in sorted(ranked, key=lambda r: (-r[3][0][3], r[0])):
+        part, best = parts[i], scored[0]
+        if best[2] in chosen:
             best = next((s for s in scored if s[2] not in chosen and s[3] >= best[3] and (
                 not kinds or any(_shows(k, s[2], part.text) for k in kinds))), best)
         text = trim(best[2], frozenset(own), kinds, part.text, language) if "trim" in ENABLED else best[2]
-        out.append(Pick(part.text, None if best[2] in chosen else text, best[1], round(best[0], 3), answered=True))
+        out[i] = Pick(part.text, None if best[2] in chosen else text, best[1], round(best[0], 3), answered=True)
         chosen.add(best[2])
     return out
 
 
-
-
+def _with_synonyms(present: frozenset[str], synonyms: dict[str, tuple[str, ...]]) -> frozenset[str]:
+    return present | {t for t, others in synonyms.items() if not present.isdisjoint(others)}
 
 
 def render(picks: list[Pick], language: str) -> str | None:

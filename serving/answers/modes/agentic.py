@@ -139,7 +139,7 @@ def _parts_answer(request: ModeRequest, out: Retrieved, split: list[parts.Part],
               for p in split]
     similar = dense.Measure(engine, split, rows, texts)
     picks = parts.pick(split, texts, language, lambda text: relevance.weights(text, language), scopes, similar,
-                       [_of_type(p.text, out) for p in split])
+                       [_of_type(p.text, out) for p in split], relevance.synonyms(request.question, language))
     return parts.render(picks, language)
 
 

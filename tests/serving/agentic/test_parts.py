@@ -229,3 +229,30 @@ def test_a_part_takes_a_sentence_of_its_own_over_the_one_another_part_chose_for_
     picks = pick(parts, sources, "pt", _weigh({}))
     assert [p.source for p in picks] == [1, 2]
     assert "10 dias úteis" in render(picks, "pt")
+
+
+
+def test_a_sentence_two_parts_want_goes_to_the_one_it_answers_by_its_own_words():
+    # the policy's article holds more of the first part's words than the clause does, and the second part's
+    # words as context: it wins the first part; the second part holds it by its own words, and takes it
+    question = ("O fornecedor recebe dados de pacientes; em quantos dias deve apagar os dados? E em quanto tempo "
+                "respondemos o pedido do titular?")
+    sources = [
+        ("Política de Privacidade", "Art. 8º Os pedidos de titulares recebidos de pacientes são respondidos em até "
+                                    "15 dias."),
+        ("Contrato de Refeições", "Os dados devem ser apagados após 30 dias."),
+    ]
+    picks = pick(split(question), sources, "pt", _weigh({}))
+    assert [p.source for p in picks] == [2, 1]
+    assert "30 dias" in picks[0].unit and "15 dias" in picks[1].unit
+
+
+def test_a_sentence_holds_a_part_word_by_the_word_documents_write_for_it():
+    from models.analysis import analyze_query, synonyms
+
+    question = "Em quantos dias o fornecedor deve apagar os dados?"
+    sources = [("Manual", "O fornecedor guarda os dados por 5 anos."),
+               ("Contrato", "Os dados são eliminados após 30 dias.")]  # "eliminar" is written for "apagar"
+    parts = split(question)
+    assert pick(parts, sources, "pt", _weigh({}))[0].source == 1
+    assert pick(parts, sources, "pt", _weigh({}), synonyms=synonyms(analyze_query(question, "pt"), "pt"))[0].source == 2
