@@ -2,7 +2,8 @@
 
 1. ``search`` with the question (the basic mode's retrieval, same filters) and read its best hits;
 2. the documents the question names (codes, "Anexo III do CT-...", titles, "conforme a Política ...", "item 7.2
-   da política") are looked up in the caller's catalog and their best sections read;
+   da política"; in a comparison beside a code, a kind and a shortened title: "a politica de seguranca pra
+   terceiros") are looked up in the caller's catalog and their best sections read;
 3. then, breadth first, every reference found in what was read is followed: looked up or searched with the
    words of the sentence that holds it (not the question), restricted to documents not read yet, and the
    referenced section is read. References are followed to ``MAX_DEPTH`` hops.
@@ -22,11 +23,13 @@ from functools import lru_cache
 import numpy as np
 
 from models.analysis import analyze, detect_language, written_out
+from serving.answers import cards
 from serving.answers.agentic import hops, references
-from serving.answers.agentic.references import Reference
+from serving.answers.agentic.references import CODE, Reference
 from serving.answers.agentic.tools import Observation, Toolbox, ToolError, tool_name
 from serving.answers.agentic.trace import Budget, Trace
 from serving.answers.modes.base import retrieval_filters
+from serving.answers.routing import comparison
 from serving.answers.types import Filters
 from serving.graph import bilingual
 
@@ -171,6 +174,9 @@ class Workflow:
             elif ref.kind == "policy" and not any(t.kind == "title" and t.key in ref.key for t in refs):
                 named += self._lookup(ref.text)[:1]
         across = [] if any(r.kind == "title" for r in refs) else self._titles_across()
+        if codes and comparison(self.question) and not any(r.kind in ("title", "policy") for r in refs):
+            # a code names the side checked; the requirement side may be named by a shortened title
+            named += [d for d in self._title_shortened() if d not in named]
         named = list(dict.fromkeys(named + across))
         items = [r for r in refs if r.kind == "item"]
         for item in items:
@@ -185,6 +191,18 @@ class Workflow:
             if not any(self.box.engine.index.document_ids[r] == document_id for r in self.out.read[FIRST_READ:]):
                 self._best_in(document_id, translated if document_id in across else self.question, 1)
         self.out.named = list(dict.fromkeys(named))
+
+    def _title_shortened(self) -> list[str]:
+        """The one document the question names by its kind and a shortened or misspelt title
+        (``cards.named_document``, read without the codes the question names: those name documents of their own)."""
+        catalog = getattr(self.box.engine, "catalog", None)
+        types = self.box.directory.types
+        text = CODE.sub(" ", self._asked)
+        if catalog is None or not types.named(text):
+            return []
+        docs = self.box.directory.docs
+        found = cards.named_document(text, catalog.rows, lambda row: row.get("document_id") in docs, types)
+        return [found[0]] if found is not None and found[0] in docs else []
 
     def _titles_across(self) -> list[str]:
         """The documents a question names by a title written in the other language: each content word of the

@@ -102,10 +102,11 @@ def test_a_requirement_is_not_met_by_a_quantity_of_something_else():
 
 @pytest.mark.parametrize("question", ["Does contract CT-2025-0042 comply with the biological material transport "
                                       "policy?", "Does contract CT-2025-0042 comply with the Política de Transporte "
-                                                 "de Material Biológico?"])
+                                                 "de Material Biológico?",
+                                      "o CT-2025-0042 cumpre a politica de transporte de material?"])
 def test_a_title_in_the_other_language_names_its_document(engine, question):
-    """The English words of a Portuguese title name it (through the glossary), as its own words do; the contract
-    is named by its code either way, and nothing else is named."""
+    """The English words of a Portuguese title name it (through the glossary), as its own words do, and so does
+    its kind with a shortened title, as typed; the contract is named by its code, and nothing else is named."""
     from serving.answers.agentic.tools import Toolbox
     from serving.answers.agentic.workflow import Workflow
 
