@@ -339,3 +339,23 @@ def test_how_fast_asks_a_deadline_and_a_stated_time_answers_it():
            "Escalation: CISO immediately")
     g = grade(q, row, "Information Security Incident Response Playbook — 3. Severity levels", dense=0.6)
     assert g.strips and g.strips[0].text.startswith("Severity: SEV1") and "fast" not in g.missing
+
+
+def test_a_portuguese_loanword_and_acronym_hold_by_the_english_words_of_the_passage():
+    from dataclasses import replace
+
+    from models.analysis import analyze_query
+    from serving.graph.bilingual import bridge
+
+    # "home office" is how Brazilian employees say remote work; CFTV is the Portuguese acronym of CCTV
+    question = "qtos dias por semana o pessoal administrativo pode fazer home office? e as gravações do CFTV?"
+    q = Question.of(question, "pt", dict.fromkeys(analyze_query(question, "pt"), 1.0))
+    text = ("Administrative staff may work remotely up to 2 days per week, agreed with their manager. "
+            "CCTV recordings are kept for 30 days.")
+    context = "Remote Work Guidelines — 2. Eligibility"
+    plain = grade(q, text, context, dense=0.6)
+    assert {"home", "office", "CFTV"} <= set(plain.missing)
+    translations = {t: tuple(sorted(o - {t})) for t, o in bridge(list(q.weights), "pt", q.surface).items()
+                    if o - {t}}
+    read = grade(replace(q, synonyms=translations), text, context, dense=0.6)
+    assert not {"home", "office", "CFTV"} & set(read.missing)
