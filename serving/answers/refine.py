@@ -14,6 +14,7 @@ import re
 
 from models.injection import overlaps
 from serving.answers import constraints, prompt
+from serving.answers.agentic.parts import split
 from serving.answers.bridges import bridged, with_reason
 from serving.answers.compose import Draft, refusal
 from serving.answers.evidence import (  # noqa: F401 - the composers' request and substitutions, re-exported
@@ -26,7 +27,8 @@ from serving.answers.evidence import (  # noqa: F401 - the composers' request an
     split_versions,
     version_name,
 )
-from serving.answers.grading import AMBIGUOUS, CORRECT, Strip
+from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, held_terms
+from serving.answers.relevance import terms
 from serving.answers.sentences import split_units
 from serving.answers.types import Filters
 from serving.answers.versions import asked_version, family
@@ -46,7 +48,7 @@ LABELS = {
 }
 # the rule families of the composer, each switchable for the ablation on the test split and its rewordings
 # (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0013)
-FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason", "pinned")
+FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason", "pinned", "valued")
 ENABLED: set[str] = set(FAMILIES)
 
 
@@ -155,6 +157,67 @@ def introduced(req: Request, n: int, strip: Strip) -> str:
     return "".join(f"\n- {u}" for u in follow)
 
 
+_TOKEN = re.compile(r"[^\W_][\w,./%-]*")
+_NUMBER = re.compile(r"\d")
+_LEAD = re.compile(r"\s*(?:[-*]\s*)?\d+(?:\.\d+)*\.?\s")  # a clause or item number ("4.2 ")
+
+
+def valued_terms(req: Request, text: str) -> frozenset[str]:
+    """The question's terms that a number of ``text`` states a value of: each number (codes and the clause
+    number aside) goes to the nearest word holding a term of the question ("desconto de 2%" -> desconto;
+    "Disponibilidade do ambiente; Nível de serviço: 99,9%" -> disponibilidade). Only the nearest: "disponibilidade
+    mínima por 3 meses" gives the 3 months to "mínima", not to the availability whose level is asked."""
+    q = req.q
+    coded = set(q.codes) | {t for c in q.codes for t in c.split("-")}
+    lead = _LEAD.match(text)
+    words = _TOKEN.findall(text[lead.end():] if lead else text)
+    held = [held_terms(q, terms(w, q.language)) - coded for w in words]
+    out: set[str] = set()
+    for i, w in enumerate(words):
+        if not _NUMBER.search(w) or terms(w, q.language) & coded:
+            continue
+        near = [(abs(j - i), j) for j, h in enumerate(held) if h and j != i]
+        if near:
+            out |= held[min(near)[1]]
+    return frozenset(out)
+
+
+def _valued(req: Request, sources: list[int], picked: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """For a question of several parts, a unit of the quoted passages that states the value of an asked term
+    the quoted strips name but state no value of ("qual a disponibilidade mínima ... e qto de desconto ...?":
+    the discount clause names the availability; the row "Disponibilidade mensal ...: 99,9%" states it). Added
+    beside the picked strips, never in place of one; at most one."""
+    q = req.q
+    pieces = [p.text for p in split(q.text)]
+    if len(pieces) < 2:
+        return []
+    asked = {t for t in q.weights if t not in q.context and t not in q.codes and t not in q.kind_terms}
+    named = {t for _, s in picked for t in s.held} & asked
+    stated = {t for _, s in picked for t in valued_terms(req, s.text)}
+    # a part is answered when a quoted number states the value of its subject, its first word of the question's
+    # own terms ("qual a disponibilidade mínima ...": disponibilidade)
+    subjects = [next((h for w in _TOKEN.findall(piece) if (h := held_terms(q, terms(w, q.language)) & asked)),
+                     frozenset()) for piece in pieces]
+    wanted = {t for subject in subjects if not subject & stated for t in subject & named}
+    if not wanted:
+        return []
+    quoted = {(n, s.position) for n, s in picked}
+    options = []
+    for n in dict.fromkeys(n for n, _ in picked if n in sources):
+        for i, unit in enumerate(split_units(req.item(n).text)):
+            if (n, i) in quoted:
+                continue
+            gain = valued_terms(req, unit) & wanted
+            if gain:
+                own = held_terms(q, terms(unit, q.language))
+                options.append((sum(q.weights[t] for t in gain), sum(q.weights.get(t, 0.0) for t in own), -i, n,
+                                Strip(unit, i, 0.0, own)))
+    if not options:
+        return []
+    *_, n, strip = max(options, key=lambda o: o[:3])
+    return [(n, strip)]
+
+
 def _other_part(req: Request, ranked: list[int], picked: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
     """For a question of several parts, the best strip of an ``ambiguous`` item that covers a term of the
     question none of the ``picked`` strips holds (codes aside): a part answered by an item of its own that
@@ -187,6 +250,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
         return refusal(language)
     if req.q.parts:
         picked += _other_part(req, ranked, picked)
+        if "valued" in ENABLED:
+            picked += _valued(req, main, picked)
     if "pinned" in ENABLED:
         picked = _pinned(req, main, picked)
     older_docs = {req.item(n).document_id or "" for n in older}

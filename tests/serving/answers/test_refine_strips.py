@@ -116,3 +116,35 @@ def test_a_part_only_an_ambiguous_item_answers_is_added_never_in_place_of_the_an
     assert _other_part(req, [1, 3, 2], [(1, value)]) == [(3, firm)]
     # a part already covered adds nothing
     assert _other_part(req, [1, 2], [(1, value)]) == []
+
+
+def test_each_part_of_a_question_gets_the_unit_stating_its_subject_s_value():
+    """The discount clause names the availability and states only the discount; the row stating the availability
+    is quoted beside it."""
+    import numpy as np
+
+    from models.analysis import analyze_query
+    from serving.answers.grading import Question, grade_item
+    from serving.answers.modes import Retrieved
+    from serving.answers.refine import Request, corrective
+    from serving.answers.types import EvidenceItem
+
+    engine = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
+                             index=SimpleNamespace(vectors=np.zeros((0, 4))))
+    text = ("4.1 A CONTRATADA cumprirá os níveis de serviço abaixo:\n"
+            "- Indicador: Disponibilidade mensal do ambiente; Nível de serviço: 99,9%\n"
+            "- Indicador: Tempo de resposta a incidente crítico; Nível de serviço: até 30 minutos\n"
+            "4.2 O descumprimento da disponibilidade mensal sujeitará a CONTRATADA a desconto de 2% do valor mensal "
+            "para cada 0,1 ponto percentual abaixo da meta.")
+    item = EvidenceItem(kind="chunk", id="c1", score=1.0, text=text, n=1, document_id="d1", title="Contrato")
+
+    def answer(question: str) -> str:
+        q = Question.of(question, "pt", {t: 2.0 for t in dict.fromkeys(analyze_query(question, "pt"))})
+        retrieved = Retrieved("basic", evidence=[item], ids={"c1": 1})
+        grades = {1: grade_item(engine, q, item)}
+        return corrective(Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None).text
+
+    both = answer("qual a disponibilidade exigida e qto de desconto?")
+    assert "99,9%" in both and "desconto de 2%" in both
+    one = answer("qto de desconto se a disponibilidade cair?")  # one part: its value only
+    assert "desconto de 2%" in one and "99,9%" not in one
