@@ -158,7 +158,6 @@ def introduced(req: Request, n: int, strip: Strip) -> str:
 
 
 _TOKEN = re.compile(r"[^\W_][\w,./%-]*")
-_NUMBER = re.compile(r"\d")
 _LEAD = re.compile(r"\s*(?:[-*]\s*)?\d+(?:\.\d+)*\.?\s")  # a clause or item number ("4.2 ")
 
 
@@ -174,7 +173,7 @@ def valued_terms(req: Request, text: str) -> frozenset[str]:
     held = [held_terms(q, terms(w, q.language)) - coded for w in words]
     out: set[str] = set()
     for i, w in enumerate(words):
-        if not _NUMBER.search(w) or terms(w, q.language) & coded:
+        if not _DIGIT.search(w) or terms(w, q.language) & coded:
             continue
         near = [(abs(j - i), j) for j, h in enumerate(held) if h and j != i]
         if near:
