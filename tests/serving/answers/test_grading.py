@@ -305,23 +305,28 @@ def test_a_sentence_continuing_a_numbered_clause_is_read_with_the_clause_s_first
     assert clause_leads(access.replace("5.1 ", "").replace("5.2 ", "")) == (None, None, None)
 
 
-def test_a_passage_in_the_other_language_holds_the_question_terms_through_their_translations():
-    """ "monthly amount" is what "valor mensal" says: read through the pt-en glossary (as the service reads a
-    question), the Portuguese clause stating it is the strip and misses no word; unread, it misses them."""
+def _through_glossary(question: str, language: str, text: str, context: str):
+    """A passage in the other language graded for ``question`` as it is written, and read through the pt-en
+    glossary's translations of the question's words (as the service reads a question)."""
     from dataclasses import replace
 
     from models.analysis import analyze_query
     from serving.graph.bilingual import bridge
 
-    question = "What is the monthly amount of the cleaning contract?"
-    q = Question.of(question, "en", dict.fromkeys(analyze_query(question, "en"), 1.0))
-    text = ("3.1 O valor mensal dos serviços de limpeza é de R$ 50.000,00.\n\n"
-            "3.2 O pagamento será feito até o 10º dia útil do mês seguinte.")
-    context = "Contrato de Prestação de Serviços — Cláusula 3ª"
-    plain = grade(q, text, context, dense=0.6)
+    q = Question.of(question, language, dict.fromkeys(analyze_query(question, language), 1.0))
+    translations = {t: tuple(sorted(o - {t})) for t, o in bridge(list(q.weights), language, q.surface).items()
+                    if o - {t}}
+    return grade(q, text, context, dense=0.6), grade(replace(q, synonyms=translations), text, context, dense=0.6)
+
+
+def test_a_passage_in_the_other_language_holds_the_question_terms_through_their_translations():
+    """ "monthly amount" is what "valor mensal" says: read through the pt-en glossary (as the service reads a
+    question), the Portuguese clause stating it is the strip and misses no word; unread, it misses them."""
+    plain, read = _through_glossary("What is the monthly amount of the cleaning contract?", "en",
+                                    "3.1 O valor mensal dos serviços de limpeza é de R$ 50.000,00.\n\n"
+                                    "3.2 O pagamento será feito até o 10º dia útil do mês seguinte.",
+                                    "Contrato de Prestação de Serviços — Cláusula 3ª")
     assert {"monthly", "cleaning"} <= set(plain.missing)
-    translations = {t: tuple(sorted(o - {t})) for t, o in bridge(list(q.weights), "en").items() if o - {t}}
-    read = grade(replace(q, synonyms=translations), text, context, dense=0.6)
     assert not {"monthly", "amount", "cleaning"} & set(read.missing)
     assert read.strips[0].text.startswith("3.1") and read.score > plain.score
 
@@ -342,20 +347,10 @@ def test_how_fast_asks_a_deadline_and_a_stated_time_answers_it():
 
 
 def test_a_portuguese_loanword_and_acronym_hold_by_the_english_words_of_the_passage():
-    from dataclasses import replace
-
-    from models.analysis import analyze_query
-    from serving.graph.bilingual import bridge
-
     # "home office" is how Brazilian employees say remote work; CFTV is the Portuguese acronym of CCTV
-    question = "qtos dias por semana o pessoal administrativo pode fazer home office? e as gravações do CFTV?"
-    q = Question.of(question, "pt", dict.fromkeys(analyze_query(question, "pt"), 1.0))
-    text = ("Administrative staff may work remotely up to 2 days per week, agreed with their manager. "
-            "CCTV recordings are kept for 30 days.")
-    context = "Remote Work Guidelines — 2. Eligibility"
-    plain = grade(q, text, context, dense=0.6)
+    plain, read = _through_glossary(
+        "qtos dias por semana o pessoal administrativo pode fazer home office? e as gravações do CFTV?", "pt",
+        "Administrative staff may work remotely up to 2 days per week, agreed with their manager. "
+        "CCTV recordings are kept for 30 days.", "Remote Work Guidelines — 2. Eligibility")
     assert {"home", "office", "CFTV"} <= set(plain.missing)
-    translations = {t: tuple(sorted(o - {t})) for t, o in bridge(list(q.weights), "pt", q.surface).items()
-                    if o - {t}}
-    read = grade(replace(q, synonyms=translations), text, context, dense=0.6)
     assert not {"home", "office", "CFTV"} & set(read.missing)
