@@ -29,7 +29,7 @@ from serving.answers.evidence import (  # noqa: F401 - the composers' request an
 )
 from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, held_terms
 from serving.answers.relevance import terms
-from serving.answers.sentences import split_units
+from serving.answers.sentences import clause_leads, split_units
 from serving.answers.types import Filters
 from serving.answers.versions import asked_version, family
 
@@ -48,7 +48,8 @@ LABELS = {
 }
 # the rule families of the composer, each switchable for the ablation on the test split and its rewordings
 # (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0013)
-FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason", "pinned", "valued")
+FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason", "pinned", "valued",
+            "sections")
 ENABLED: set[str] = set(FAMILIES)
 
 
@@ -70,7 +71,8 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
         if s.score < KEEP_SHARE * best and not s.held - covered:
             continue  # below the usual share, only another part of the question is worth quoting
         if kept and not s.held - covered and (req.q.kind is not None or s.score < SAME_SHARE * best
-                                              or _DIGIT.search(s.text)):
+                                              or _DIGIT.search(s.text)) \
+                and not ("sections" in ENABLED and _same_section(req, kept, n, s)):
             continue  # a second value (a number, another table row) would compete; else a close second may answer
         if len({m for m, _ in kept} | {n}) <= MAX_SOURCES:
             kept.append((n, s))
@@ -84,6 +86,41 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
 
 
 
+
+
+def _clause(req: Request, n: int, strip: Strip) -> str | None:
+    """The numbered clause a strip belongs to ("5.1"), from its own text or its clause's first sentence."""
+    head = _CLAUSE.match(strip.text)
+    if head is None:
+        lead = clause_leads(req.item(n).text)
+        lead_text = lead[strip.position] if strip.position < len(lead) else None
+        head = _CLAUSE.match(lead_text) if lead_text else None
+    return head.group(0).strip() if head else None
+
+
+# a clause opening with its condition ("Em desligamentos por justa causa, ...", "Se o fornecedor ..., ", "In case of
+# ..., "): an exception to the section's rule
+_CONDITION = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:em|no|na|nos|nas|se|quando|caso|exceto|salvo|in|if|when|unless|"
+                        r"except)\b[^,.;:]{3,80},", re.IGNORECASE)
+
+
+def _conditioned(text: str) -> bool:
+    return _CONDITION.match(text.strip()) is not None
+
+
+def _same_section(req: Request, kept: list[tuple[int, Strip]], n: int, strip: Strip) -> bool:
+    """Is ``strip`` another numbered clause of the section of a kept strip of the same passage (5.1 beside 5.2):
+    a rule and its exception ("todos os acessos revogados em até 4 horas"; "por justa causa, imediatamente")
+    answer together when the question names neither's condition."""
+    for m, other in kept:
+        # the same thing (one holds at most one word more), one of them under a condition
+        if m != n or len(strip.held ^ other.held) > 1 or not (_conditioned(strip.text) or _conditioned(other.text)):
+            continue
+        mine, theirs = _clause(req, n, strip), _clause(req, m, other)
+        if mine is not None and theirs is not None and mine != theirs and \
+                mine.rsplit(".", 1)[0] == theirs.rsplit(".", 1)[0]:
+            return True
+    return False
 
 
 def _one_value(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:

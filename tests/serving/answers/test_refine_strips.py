@@ -148,3 +148,37 @@ def test_each_part_of_a_question_gets_the_unit_stating_its_subject_s_value():
     assert "99,9%" in both and "desconto de 2%" in both
     one = answer("qto de desconto se a disponibilidade cair?")  # one part: its value only
     assert "desconto de 2%" in one and "99,9%" not in one
+
+
+def test_a_rule_and_its_exception_in_one_section_are_quoted_together():
+    """Asked for the deadline without the exception's condition, the answer quotes the section's rule beside the
+    exception that holds one more question word; another clause of the section on another matter is left out."""
+    import numpy as np
+
+    from models.analysis import analyze_query
+    from serving.answers.grading import Question, grade_item
+    from serving.answers.modes import Retrieved
+    from serving.answers.refine import Request, corrective
+    from serving.answers.types import EvidenceItem
+
+    engine = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
+                             index=SimpleNamespace(vectors=np.zeros((0, 4))))
+
+    def answer(question: str, text: str) -> str:
+        item = EvidenceItem(kind="chunk", id="c1", score=1.0, text=text, n=1, document_id="d1",
+                            title="IT-TI-021 - Concessão e Revogação de Acessos", section="5. Revogação de acessos")
+        q = Question.of(question, "pt", {t: 2.0 for t in dict.fromkeys(analyze_query(question, "pt"))})
+        retrieved = Retrieved("basic", evidence=[item], ids={"c1": 1})
+        grades = {1: grade_item(engine, q, item)}
+        return corrective(Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None).text
+
+    rule = ("5.1 No desligamento, o RH registra a data no sistema. Todos os acessos devem ser revogados em até "
+            "4 horas após o registro.")
+    exception = ("5.2 Em desligamentos por justa causa, o bloqueio é feito imediatamente, antes da comunicação ao "
+                 "colaborador.")
+    other = "5.2 Os acessos revogados no desligamento ficam registrados em até 2 dias úteis."
+    question = "prazo pra revogar os acessos de colaborador desligado"
+    both = answer(question, f"{rule}\n\n{exception}")
+    assert "4 horas" in both and "imediatamente" in both
+    one = answer(question, f"{rule}\n\n{other}")  # no condition: two deadlines of two things would compete
+    assert not ("4 horas" in one and "2 dias úteis" in one)
