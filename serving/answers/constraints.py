@@ -17,7 +17,7 @@ from functools import cache
 from lakehouse.text import fold
 from models.lexicon import lexicon
 
-__all__ = ["mismatched", "pinned", "states"]
+__all__ = ["mismatched", "pin_words", "pinned", "states"]
 
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10}
 _WORDS = frozenset({"may"})  # month names that are common words of their language
@@ -88,3 +88,11 @@ def states(question: str, text: str) -> bool:
     asked = pinned(question)
     stated = _values(text)
     return any(values & stated.get(kind, set()) for kind, values in asked.items())
+
+
+def pin_words(question: str) -> frozenset[str]:
+    """The folded words that pin the question's values ("nivel", "iii"; "setembro", "2025")."""
+    months, month, level, _ = _patterns()
+    folded = fold(question.lower())
+    spans = [m.group(0) for pattern in (month, level) for m in pattern.finditer(folded)]
+    return frozenset(w for span in spans for w in re.findall(r"\w+", span))

@@ -11,17 +11,21 @@ unanswerable declined 0.646 -> 0.818, correct 0.379 -> 0.311, answerable decline
 trigger on the rarest term being uncovered lost on dev and was removed). A second measure needs no threshold:
 a month or a level the question pins its fact to ("em setembro de 2025", "nível III") that what an answer would
 quote (the pool's strips within ``KEEP_SHARE`` of the best) states only with other values (``constraints``; read
-over whole passages, a next meeting's date in September let August's count answer a question about September).
-A near miss whose every word the evidence holds (a level III salary band beside levels I and II) is beyond this
-measure: grading must see it."""
+over whole passages, a next meeting's date in September let August's count answer a question about September),
+or that the strips stating it hold less of the question's other words than one stating another value does
+(``pinned_elsewhere``: the asked job's rows are levels I and II, level III is another job's row; dev: two
+unanswerable questions wrong -> declined, nothing lost; test unchanged).
+A near miss that pins no value and whose every word the evidence holds is beyond these measures: grading must
+see it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lakehouse.text import fold
 from serving.answers import constraints
 from serving.answers.compose import Draft
-from serving.answers.grading import AMBIGUOUS, CORRECT
+from serving.answers.grading import AMBIGUOUS, CORRECT, Strip
 from serving.answers.refine import KEEP_SHARE, Request
 from serving.answers.wording import not_found
 
@@ -56,10 +60,36 @@ class NearMiss:
     def applies(self, req: Request, pool: list[int]) -> bool:
         if not pool:
             return False
-        if self.pinned and constraints.mismatched(req.q.text, quoted(req, pool)):
+        if self.pinned and (constraints.mismatched(req.q.text, quoted(req, pool)) or pinned_elsewhere(req, pool)):
             return True
         limit = self.correct_at if req.grades[pool[0]].grade == CORRECT else self.partial_at
         return uncovered(req, pool) >= limit
+
+
+def pinned_elsewhere(req: Request, pool: list[int]) -> bool:
+    """The question pins a month or a level, and the strips that state it hold less of the question's other
+    words than a strip stating another value does: the asked thing exists, but not with that value ("faixa
+    salarial de Técnico de Enfermagem nível III" over a table whose Técnico de Enfermagem rows are levels I and
+    II, and whose level III rows are other jobs)."""
+    q = req.q
+    if not constraints.pinned(q.text):
+        return False
+    pins = constraints.pin_words(q.text)
+    strips = [s for n in pool for s in req.grades[n].strips]
+    best = max((s.score for s in strips), default=0.0)
+
+    def other_words(strip: Strip) -> float:
+        return sum(q.weights.get(t, 0.0) for t in strip.held
+                   if fold(q.surface.get(t, t).lower()) not in pins and t not in q.context)
+    stating, other = [], []
+    for s in strips:
+        if s.score < KEEP_SHARE * best:
+            continue
+        if constraints.states(q.text, s.text):
+            stating.append(other_words(s))
+        elif constraints.mismatched(q.text, [s.text]):
+            other.append(other_words(s))
+    return bool(stating and other) and max(other) > max(stating)
 
 
 def quoted(req: Request, pool: list[int]) -> list[str]:

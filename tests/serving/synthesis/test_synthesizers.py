@@ -122,3 +122,23 @@ def test_a_month_stated_only_beside_what_would_be_quoted_does_not_answer_the_pin
     # asked for August, the same passage answers
     assert synthesis.build("rules").draft(_graded(question.replace("setembro", "agosto"),
                                                   {1: ("Ata da CCIH", minutes, CORRECT, 0.8)})).status == "answered"
+
+
+def test_a_level_stated_only_by_rows_of_other_jobs_does_not_answer_the_pinned_question():
+    """The table has the asked job at levels I and II and level III only for another job: "nível III" of the
+    asked job is a near miss, not the other job's band; the asked job's level II is answered."""
+    table = ("| Cargo | Nível | Mínimo (R$) | Máximo (R$) |\n| --- | --- | --- | --- |\n"
+             "| Técnico de Enfermagem | I | 2.900,00 | 3.500,00 |\n"
+             "| Técnico de Enfermagem | II | 3.300,00 | 3.950,00 |\n"
+             "| Enfermeiro(a) Especialista | III | 7.200,00 | 8.900,00 |")
+    items = {1: ("Tabela de faixas salariais", table, CORRECT, 0.8)}
+    question = "Qual a faixa salarial de Técnico de Enfermagem nível III?"
+    evidence = _graded(question, items)
+    assert synthesis.refusal.pinned_elsewhere(evidence.request, [1])
+    draft = synthesis.build("rules").draft(evidence)
+    assert draft.status == "not_found" and "7.200,00" not in draft.text
+    asked = synthesis.build("rules").draft(_graded(question.replace("III", "II"), items))
+    assert asked.status == "answered" and "3.300,00" in asked.text and "7.200,00" not in asked.text
+    other = synthesis.build("rules").draft(_graded("Qual a faixa salarial de Enfermeiro Especialista nível III?",
+                                                   items))
+    assert other.status == "answered" and "7.200,00" in other.text
