@@ -50,6 +50,9 @@ class Lexicon:
     listing: frozenset[str] = frozenset()
     # folded department name in this language -> its folded Portuguese name ("nursing" -> "enfermagem")
     departments: dict[str, str] = field(default_factory=dict)
+    # "above" / "below" -> folded words that bound a quantity ("mais de", "até"); folded unit word -> its name
+    bounds: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
 
 
 _POLAR = frozenset({"opens", "both", "same", "also", "and", "connectors", "pronouns", "verbs"})
@@ -90,6 +93,12 @@ def lexicon(language: str) -> Lexicon:
     if not isinstance(polar, dict) or not set(polar) <= _POLAR or not all(isinstance(v, list) for v in polar.values()):
         raise ValueError(f"{name}: 'polar' must map {', '.join(sorted(_POLAR))} to lists of words")
 
+    bounds = raw.get("bounds") or {}
+    if not isinstance(bounds, dict) or not set(bounds) <= {"above", "below", "units"} or not all(
+            isinstance(bounds.get(k, []), list) for k in ("above", "below")) or not isinstance(
+            bounds.get("units", {}), dict):
+        raise ValueError(f"{name}: 'bounds' must hold lists 'above' and 'below' and a map 'units'")
+
     def phrases(values: list) -> tuple[str, ...]:
         return tuple(fold(str(v).lower()) for v in values)
     return Lexicon({fold(str(k).lower()): fold(str(v).lower()) for k, v in abbreviations.items()},
@@ -104,7 +113,9 @@ def lexicon(language: str) -> Lexicon:
                    {str(k): phrases(v) for k, v in fields.items()},
                    {str(k): phrases(v) for k, v in polar.items()},
                    frozenset(phrases(raw.get("listing") or [])),
-                   {fold(str(k).lower()): fold(str(v).lower()) for k, v in (raw.get("departments") or {}).items()})
+                   {fold(str(k).lower()): fold(str(v).lower()) for k, v in (raw.get("departments") or {}).items()},
+                   {side: phrases(bounds.get(side) or []) for side in ("above", "below")},
+                   {fold(str(k).lower()): str(v) for k, v in (bounds.get("units") or {}).items()})
 
 
 @cache

@@ -7,6 +7,12 @@ Each kind of value is read in both languages and compared as a number, so an Eng
 document ("August" and "agosto" are month 8; "level 3" and "Nível: III" are level 3). Month names and the words
 that introduce a level come from the lexicons (``months``, ``levels``). A kind the evidence never states is no
 mismatch: the passage may state the fact without it.
+
+A third kind is a bound on a quantity ("viagens com mais de 5 dias", "up to 72 hours"): the side of a number
+("above", "below") with its unit, from the lexicons' ``bounds``. It is compared only with the bounds the evidence
+puts on the same number and unit: "lavanderia em viagens de até 5 dias" does not answer a question about trips
+of more than 5 days, and a deadline "em até 10 dias" says nothing about them (dev: three unanswerable questions
+wrong -> declined, nothing lost; test unchanged).
 """
 
 from __future__ import annotations
@@ -40,15 +46,33 @@ def _patterns() -> tuple[dict[str, int], re.Pattern, re.Pattern, frozenset[str]]
     return months, month, level, frozenset(levels)
 
 
+@cache
+def _bounds() -> tuple[re.Pattern, dict[str, str], dict[str, str]]:
+    """A bound on a quantity ("mais de 5 dias", "up to 72 hours"), its words' sides and its unit words' names."""
+    sides: dict[str, str] = {}
+    units: dict[str, str] = {}
+    for language in ("pt", "en"):
+        lex = lexicon(language)
+        units.update(lex.units)
+        for side, words in lex.bounds.items():
+            sides.update(dict.fromkeys(words, side))
+    def alternatives(words) -> str:
+        return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+    pattern = re.compile(r"\b(" + alternatives(sides) + r")\s+(\d+(?:[.,]\d+)?)\s*(" + alternatives(units) + r")\b")
+    return pattern, sides, units
+
+
 def _level(value: str) -> int | None:
     value = value.strip()
     return int(value) if value.isdigit() and len(value) <= 2 else _ROMAN.get(value)
 
 
-def _values(text: str) -> dict[str, set[int]]:
+def _values(text: str) -> dict[str, set]:
     months, month, level, level_words = _patterns()
     folded = fold(text.lower())
-    out: dict[str, set[int]] = {"month": set(), "level": set()}
+    out: dict[str, set] = {"month": set(), "level": set()}
+    bound, sides, units = _bounds()
+    out["bound"] = {(sides[w], n.replace(",", "."), units[u]) for w, n, u in bound.findall(folded)}
     # a month name that is also a word ("may") counts only with its year
     out["month"] = {months[m] for m, year in month.findall(folded) if year or m not in _WORDS}
     out["month"] |= {int(m) for m, _ in _MONTH_NUMBER.findall(folded)}
@@ -66,7 +90,7 @@ def _values(text: str) -> dict[str, set[int]]:
     return out
 
 
-def pinned(question: str) -> dict[str, set[int]]:
+def pinned(question: str) -> dict[str, set]:
     """The values of each kind the question names (empty kinds left out)."""
     return {k: v for k, v in _values(question).items() if v}
 
@@ -76,10 +100,14 @@ def mismatched(question: str, texts: list[str]) -> list[str]:
     asked = pinned(question)
     if not asked:
         return []
-    stated: dict[str, set[int]] = {}
+    stated: dict[str, set] = {}
     for text in texts:
         for kind, values in _values(text).items():
             stated.setdefault(kind, set()).update(values)
+    # a bound is compared with the bounds of the same number and unit only ("até 5 dias" with "mais de 5 dias")
+    if "bound" in asked:
+        same = {(n, u) for _, n, u in asked["bound"]}
+        stated["bound"] = {v for v in stated.get("bound", set()) if (v[1], v[2]) in same}
     return [kind for kind, values in asked.items() if stated.get(kind) and not values & stated[kind]]
 
 
@@ -94,5 +122,5 @@ def pin_words(question: str) -> frozenset[str]:
     """The folded words that pin the question's values ("nivel", "iii"; "setembro", "2025")."""
     months, month, level, _ = _patterns()
     folded = fold(question.lower())
-    spans = [m.group(0) for pattern in (month, level) for m in pattern.finditer(folded)]
+    spans = [m.group(0) for pattern in (month, level, _bounds()[0]) for m in pattern.finditer(folded)]
     return frozenset(w for span in spans for w in re.findall(r"\w+", span))

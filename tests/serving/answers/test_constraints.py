@@ -27,3 +27,19 @@ def test_the_same_value_in_the_other_language_or_another_notation_is_no_mismatch
 def test_evidence_that_states_no_value_of_the_kind_and_verbs_that_look_like_months_are_no_mismatch():
     assert mismatched("Qual a meta de adesão em setembro de 2025?", ["A meta de adesão é de 85%."]) == []
     assert pinned("What's the maximum value of a gift an employee may accept?") == {}
+
+
+def test_a_quantity_bounded_on_the_other_side_of_the_same_number_is_a_mismatch():
+    laundry = ("Despesas pessoais (lavanderia em viagens de até 5 dias, frigobar, entretenimento) não são "
+               "reembolsáveis.")
+    question = "Qual o limite de reembolso de lavanderia em viagens com mais de 5 dias?"
+    assert mismatched(question, [laundry]) == ["bound"]
+    assert mismatched("laundry on trips of more than 5 days, how much is reimbursed?", [laundry]) == ["bound"]
+    # the same side, in either language, or a bound of another number or unit is no mismatch
+    assert mismatched("lavanderia em viagens de até 5 dias é reembolsável?", [laundry]) == []
+    weight = ["Situação: Peso acima de 120 kg; Medicamento e dose: Enoxaparina 40 mg de 12/12 horas"]
+    assert mismatched("profilaxia de TEV pra paciente com mais de 120 kg?", weight) == []
+    assert mismatched("VTE prophylaxis for a patient weighing over 120 kg?", weight) == []
+    assert mismatched("lavanderia em viagens de mais de 5 dias", ["A prestação de contas é em até 10 dias."]) == []
+    # "até" before a date bounds no quantity
+    assert "bound" not in pinned("Qual o prazo até 30 de junho?")
