@@ -42,7 +42,7 @@ def _patterns() -> tuple[dict[str, int], re.Pattern, re.Pattern, frozenset[str]]
     # a month name, with the year when one follows ("setembro de 2025", "August 2025", "maio/25")
     month = re.compile(r"\b(" + names + r")\b((?:\s+(?:de|of)\s+|\s*/\s*|,?\s+)(?:20)?\d\d\b)?")
     level = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, levels), key=len, reverse=True)) +
-                       r")\s*:?\s*(\d{1,2}|[ivx]{1,4})\b")
+                       r")\s*:?\s*(\d{1,2}|[ivx]{1,4}|[a-z]\d{1,2})\b")
     return months, month, level, frozenset(levels)
 
 
@@ -63,7 +63,11 @@ def _bounds() -> tuple[re.Pattern, dict[str, str], dict[str, str]]:
 
 
 def _level(value: str) -> int | None:
+    """A level's number; a level code with a letter ("L1", "N2": another career track's level 1 or 2) its own
+    negative number, so that it never equals "nível 1"."""
     value = value.strip()
+    if len(value) in (2, 3) and value[0].isalpha() and value[0] not in "ivx" and value[1:].isdigit():
+        return -(100 * (ord(value[0]) - ord("a") + 1) + int(value[1:]))
     return int(value) if value.isdigit() and len(value) <= 2 else _ROMAN.get(value)
 
 

@@ -16,6 +16,14 @@ def test_a_level_or_month_the_evidence_states_only_otherwise_is_a_mismatch():
     assert mismatched("Qual foi a receita líquida do hospital em junho de 2025?", [BOARD]) == ["month"]
 
 
+def test_a_level_code_of_another_career_track_is_another_level():
+    lead = ["Cargo: Coordenador(a) de Enfermagem; Grupo: Liderança; Nível: L1; Mínimo (R$): 9.800,00"]
+    assert mismatched("qto ganha enfermeiro nivel 1? qual a faixa?", lead) == ["level"]
+    assert mismatched("Qual a faixa salarial do coordenador de enfermagem nível L1?", lead) == []
+    table = "| Cargo | Nível |\n| --- | --- |\n| Coordenador(a) de Enfermagem | L2 |"
+    assert mismatched("faixa salarial nível 2", [table]) == ["level"]
+
+
 def test_the_same_value_in_the_other_language_or_another_notation_is_no_mismatch():
     assert mismatched("qto ganha tecnico de enfermagem nivel 2?", [SALARIES]) == []
     assert mismatched("What was the net revenue in May 2025?", [BOARD]) == []
