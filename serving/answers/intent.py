@@ -109,8 +109,15 @@ def initialled(question: str, values: list[str]) -> list[str]:
     asked = {w.lower() for w in _INITIALS.findall(question)}
     if not asked:
         return []
+    english = lexicon("en").departments
+    other = {pt: en for en, pt in english.items()}
+
+    def initials(name: str) -> str:
+        return "".join(w[0] for w in re.findall(r"\w+", name) if w not in _LINK_WORDS)
+    # a value written in one language is named by its initials in the other too ("TI" names "Information
+    # Technology", "IT" names "Tecnologia da Informação": the lexicon's ``departments``)
     return [v for v in values
-            if "".join(w[0] for w in re.findall(r"\w+", fold(v)) if w not in _LINK_WORDS) in asked]
+            if any(initials(n) in asked for n in (fold(v), english.get(fold(v)), other.get(fold(v))) if n)]
 
 
 def _part_of(name: str, text: str, question: str) -> bool:

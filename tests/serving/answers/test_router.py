@@ -129,6 +129,13 @@ def test_a_department_named_in_the_other_language_names_the_catalogs_value():
     assert mode == "catalog" and query.departments == ("Tecnologia da Informação",)
 
 
+def test_a_department_named_by_its_initials_in_either_language_names_both_languages_values():
+    both = [*DEPARTMENTS, "Information Technology"]
+    for question in ("quais docs são da TI?", "Which documents belong to the IT department?"):
+        mode, query = route(question, True, both, PEOPLE, TYPES)
+        assert mode == "catalog" and set(query.departments) == {"Tecnologia da Informação", "Information Technology"}
+
+
 def test_documents_a_person_approved_or_wrote_are_a_listing_by_part_of_the_name():
     mode, query = route("which policies did Dr. Helena approve?", True, DEPARTMENTS, PEOPLE, TYPES)
     assert mode == "catalog" and query.approver == "Dra. Helena Prado Vasconcelos" and query.doc_types == ("politica",)
