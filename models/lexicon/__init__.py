@@ -53,6 +53,7 @@ class Lexicon:
     # "above" / "below" -> folded words that bound a quantity ("mais de", "até"); folded unit word -> its name
     bounds: dict[str, tuple[str, ...]] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
+    exceptions: tuple[str, ...] = ()  # folded words that open an exception to a rule ("exceto", "unless")
 
 
 _POLAR = frozenset({"opens", "both", "same", "also", "and", "connectors", "pronouns", "verbs"})
@@ -115,7 +116,8 @@ def lexicon(language: str) -> Lexicon:
                    frozenset(phrases(raw.get("listing") or [])),
                    {fold(str(k).lower()): fold(str(v).lower()) for k, v in (raw.get("departments") or {}).items()},
                    {side: phrases(bounds.get(side) or []) for side in ("above", "below")},
-                   {fold(str(k).lower()): str(v) for k, v in (bounds.get("units") or {}).items()})
+                   {fold(str(k).lower()): str(v) for k, v in (bounds.get("units") or {}).items()},
+                   phrases(raw.get("exceptions") or []))
 
 
 @cache

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
+from lakehouse.text import fold
 from models.injection import overlaps
+from models.lexicon import lexicon
 from serving.answers import constraints, prompt
 from serving.answers.agentic.parts import split
 from serving.answers.bridges import bridged, with_reason
@@ -49,7 +51,7 @@ LABELS = {
 # the rule families of the composer, each switchable for the ablation on the test split and its rewordings
 # (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0013)
 FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason", "pinned", "valued",
-            "sections")
+            "sections", "exceptions")
 ENABLED: set[str] = set(FAMILIES)
 
 
@@ -72,7 +74,8 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
             continue  # below the usual share, only another part of the question is worth quoting
         if kept and not s.held - covered and (req.q.kind is not None or s.score < SAME_SHARE * best
                                               or _DIGIT.search(s.text)) \
-                and not ("sections" in ENABLED and _same_section(req, kept, n, s)):
+                and not ("sections" in ENABLED and _same_section(req, kept, n, s)) \
+                and not ("exceptions" in ENABLED and _exception(req, kept, n, s)):
             continue  # a second value (a number, another table row) would compete; else a close second may answer
         if len({m for m, _ in kept} | {n}) <= MAX_SOURCES:
             kept.append((n, s))
@@ -121,6 +124,19 @@ def _same_section(req: Request, kept: list[tuple[int, Strip]], n: int, strip: St
                 mine.rsplit(".", 1)[0] == theirs.rsplit(".", 1)[0]:
             return True
     return False
+
+
+def _exception(req: Request, kept: list[tuple[int, Strip]], n: int, strip: Strip) -> bool:
+    """Does ``strip`` state an exception (the lexicon's ``exceptions``: "exceto", "unless") to a kept strip of the
+    same document about the same thing (one holds at most one question word more)? A rule read without its
+    exception misleads: "Armazenado somente na farmácia central" and "não podem ser mantidos em estoque nas
+    unidades, exceto nas unidades de terapia intensiva e no centro cirúrgico" answer together."""
+    words = lexicon(req.q.language).exceptions if req.q.language in ("pt", "en") else ()
+    text = f" {fold(strip.text.lower())} "
+    if not any(f" {w} " in text for w in words):
+        return False
+    document = req.item(n).document_id
+    return any(req.item(m).document_id == document and len(strip.held ^ other.held) <= 1 for m, other in kept)
 
 
 def _one_value(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:

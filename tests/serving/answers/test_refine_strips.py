@@ -13,7 +13,7 @@ HELD = frozenset({"anex", "requer"})
 def _req(kind, second: str):
     strips = [Strip("O docente deverá anexar o formulário de requerimento de inscrição.", 0, 1.0, HELD),
               Strip(second, 1, 0.95, HELD)]
-    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, text=""),
+    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, text="", language="pt"),
                            grades={1: SimpleNamespace(strips=strips)})
 
 
@@ -182,3 +182,39 @@ def test_a_rule_and_its_exception_in_one_section_are_quoted_together():
     assert "4 horas" in both and "imediatamente" in both
     one = answer(question, f"{rule}\n\n{other}")  # no condition: two deadlines of two things would compete
     assert not ("4 horas" in one and "2 dias úteis" in one)
+
+
+def test_an_exception_to_a_quoted_rule_of_the_same_document_is_quoted_beside_it():
+    """Where a high-alert drug is stored: the list's row says the central pharmacy only, the storage section
+    excepts intensive care and the operating theatre; both are quoted. A sentence of the same document holding
+    the same words with another value and no exception is not."""
+    import numpy as np
+
+    from models.analysis import analyze_query
+    from serving.answers.grading import Question, grade_item
+    from serving.answers.modes import Retrieved
+    from serving.answers.refine import Request, corrective
+    from serving.answers.types import EvidenceItem
+
+    engine = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
+                             index=SimpleNamespace(vectors=np.zeros((0, 4))))
+    title = "POP-FAR-007 - Medicamentos de Alta Vigilância"
+    row = ("| Medicamento | Barreira adicional |\n| --- | --- |\n"
+           "| Cloreto de potássio 19,1% | Armazenado somente na farmácia central; proibido estoque nas unidades |")
+
+    def answer(second: str) -> str:
+        question = "Onde pode ser armazenado o cloreto de potássio 19,1%?"
+        items = [EvidenceItem(kind="chunk", id="c1", score=1.0, text=row, n=1, document_id="d1", title=title,
+                              section="2. Lista institucional"),
+                 EvidenceItem(kind="chunk", id="c2", score=0.9, text=second, n=2, document_id="d1", title=title,
+                              section="3. Armazenamento")]
+        q = Question.of(question, "pt", {t: 2.0 for t in dict.fromkeys(analyze_query(question, "pt"))})
+        retrieved = Retrieved("basic", evidence=items, ids={"c1": 1, "c2": 2})
+        grades = {n: grade_item(engine, q, item) for n, item in ((1, items[0]), (2, items[1]))}
+        return corrective(Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None).text
+
+    both = answer("3.2 O cloreto de potássio 19,1% não pode ser mantido em estoque nas unidades, exceto na terapia "
+                  "intensiva e no centro cirúrgico.")
+    assert "farmácia central" in both and "terapia intensiva" in both
+    other = answer("3.2 O cloreto de potássio 19,1% armazenado na farmácia é conferido a cada 30 dias.")
+    assert "farmácia central" in other and "30 dias" not in other
