@@ -217,3 +217,11 @@ def test_a_document_stating_several_asked_values_is_quoted_for_each_part_and_no_
 def _all_quoted(searcher, question):
     answer = searcher.global_themes(question, {"public"}, answers=states_asked_value(question))
     return [q.text for t in answer.themes for q in t.quotes]
+
+
+def test_an_english_word_with_no_translation_does_not_keep_the_portuguese_answer_out(searcher):
+    """"recur" and "yearly" have no glossary entry: no Portuguese unit can hold them, so they do not count against
+    one."""
+    quoted = _quoted(searcher, "Which incident deadlines recur yearly?")
+    assert "24 horas" in quoted.get("Politicas/Terceiros.md", "")
+    assert "Diversos/Cantina.md" not in quoted
