@@ -20,6 +20,15 @@ def test_abbreviations_and_fillers_give_the_terms_of_the_formal_question() -> No
         set(analyze_query("o que acontece se eu não a prestação de contas"))
 
 
+def test_the_words_that_frame_an_ask_are_no_key_terms() -> None:
+    # "a partir de", "é considerado", "nesse caso" frame the ask; the fact asked is the score, the risk, the product
+    assert set(analyze_query("A partir de qual pontuação ele já é considerado de alto risco?", "pt")) == \
+        set(analyze_query("Qual pontuação ele já é de alto risco?", "pt"))
+    assert set(analyze_query("Qual produto eu tenho que usar nesse caso?", "pt")) == \
+        set(analyze_query("Qual produto eu tenho que usar nesse?", "pt"))
+    assert "cas" in analyze_query("Quantos casos de KPC houve em agosto?", "pt")  # cases counted are a fact
+
+
 def test_a_colloquial_question_is_read_as_portuguese() -> None:
     assert written_out("qdo vence o contrato? vc sabe?")[1] == "pt"
     assert written_out("pra quem mando a nf", fillers=True)[0].split()[:1] == ["para"]
