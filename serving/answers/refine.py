@@ -67,12 +67,16 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
     floor = (PARTS_SHARE if req.q.parts else KEEP_SHARE) * best
     kept: list[tuple[int, Strip]] = []
     covered: set[str] = set()
+    # a word of the situation around the ask ("os valores me pareceram altos") is no part of the question a
+    # strip could answer: a strip holding only such words beside the kept ones' competes with them
+    situation = req.q.context
     for n, s in sorted(pool, key=lambda p: (-p[1].score, p[1].values, sources.index(p[0]), p[1].position)):
         if s.score < floor or len(kept) >= MAX_STRIPS:
             break
-        if s.score < KEEP_SHARE * best and not s.held - covered:
+        new = s.held - covered - situation
+        if s.score < KEEP_SHARE * best and not new:
             continue  # below the usual share, only another part of the question is worth quoting
-        if kept and not s.held - covered and (req.q.kind is not None or s.score < SAME_SHARE * best
+        if kept and not new and (req.q.kind is not None or s.score < SAME_SHARE * best
                                               or _DIGIT.search(s.text)) \
                 and not ("sections" in ENABLED and _same_section(req, kept, n, s)) \
                 and not ("exceptions" in ENABLED and _exception(req, kept, n, s)):

@@ -13,7 +13,7 @@ HELD = frozenset({"anex", "requer"})
 def _req(kind, second: str):
     strips = [Strip("O docente deverá anexar o formulário de requerimento de inscrição.", 0, 1.0, HELD),
               Strip(second, 1, 0.95, HELD)]
-    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, text="", language="pt"),
+    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, text="", language="pt", context=frozenset()),
                            grades={1: SimpleNamespace(strips=strips)})
 
 
@@ -32,7 +32,8 @@ def _doc_req(kind, items: dict[int, tuple[str, str]], strips: dict[int, list[Str
     """A request over items {n: (document id, text)} whose grades hold ``strips``."""
     evidence = {n: SimpleNamespace(n=n, id=f"c{n}", kind="report", document_id=d, text=t)
                 for n, (d, t) in items.items()}
-    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, weights=weights, language="en", text="", codes=()),
+    return SimpleNamespace(q=SimpleNamespace(kind=kind, parts=False, weights=weights, language="en", text="", codes=(),
+                                             context=frozenset()),
                            grades={n: SimpleNamespace(strips=s) for n, s in strips.items()},
                            item=lambda n: evidence[n], engine=SimpleNamespace(rows={}, injection=None))
 
@@ -218,3 +219,32 @@ def test_an_exception_to_a_quoted_rule_of_the_same_document_is_quoted_beside_it(
     assert "farmácia central" in both and "terapia intensiva" in both
     other = answer("3.2 O cloreto de potássio 19,1% armazenado na farmácia é conferido a cada 30 dias.")
     assert "farmácia central" in other and "30 dias" not in other
+
+
+def test_a_strip_holding_only_a_word_of_the_situation_is_not_quoted_beside_the_answer():
+    """"os valores me pareceram altos" tells the situation; the contract's annual value, which holds "valor" and
+    no word of the ask, competes with the asked price and is not quoted."""
+    import numpy as np
+
+    from models.analysis import analyze_query
+    from serving.answers.grading import Question, grade_item
+    from serving.answers.modes import Retrieved
+    from serving.answers.refine import Request, corrective
+    from serving.answers.types import EvidenceItem
+
+    engine = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
+                             index=SimpleNamespace(vectors=np.zeros((0, 4))))
+    text = ("| Item | Preço unitário |\n| --- | --- |\n| Refeição de colaborador | R$ 31,50 |\n\n"
+            "O valor anual estimado do contrato é de R$ 2.100.000,00.")
+
+    def answer(question: str) -> str:
+        item = EvidenceItem(kind="chunk", id="c1", score=1.0, text=text, n=1, document_id="d1",
+                            title="Contrato de fornecimento de refeições CT-2024-0215", section="Preços")
+        q = Question.of(question, "pt", {t: 2.0 for t in dict.fromkeys(analyze_query(question, "pt"))})
+        retrieved = Retrieved("basic", evidence=[item], ids={"c1": 1})
+        grades = {1: grade_item(engine, q, item)}
+        return corrective(Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None).text
+
+    told = answer("Estou conferindo a fatura e os valores me pareceram altos. Qual é o preço da refeição de "
+                  "colaborador no contrato CT-2024-0215?")
+    assert "31,50" in told and "2.100.000,00" not in told
