@@ -151,9 +151,9 @@ def test_each_part_of_a_question_gets_the_unit_stating_its_subject_s_value():
     assert "desconto de 2%" in one and "99,9%" not in one
 
 
-def test_a_rule_and_its_exception_in_one_section_are_quoted_together():
-    """Asked for the deadline without the exception's condition, the answer quotes the section's rule beside the
-    exception that holds one more question word; another clause of the section on another matter is left out."""
+def _composed(question: str, chunks: list[tuple[str, str, str]]) -> str:
+    """The corrective composer's answer to ``question`` over ``chunks`` [(title, section, text)] of one document,
+    each graded as the service grades it (every question term weighing 2)."""
     import numpy as np
 
     from models.analysis import analyze_query
@@ -164,14 +164,21 @@ def test_a_rule_and_its_exception_in_one_section_are_quoted_together():
 
     engine = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
                              index=SimpleNamespace(vectors=np.zeros((0, 4))))
+    items = [EvidenceItem(kind="chunk", id=f"c{n}", score=1.0 - 0.1 * n, text=text, n=n, document_id="d1",
+                          title=title, section=section) for n, (title, section, text) in enumerate(chunks, start=1)]
+    q = Question.of(question, "pt", {t: 2.0 for t in dict.fromkeys(analyze_query(question, "pt"))})
+    retrieved = Retrieved("basic", evidence=items, ids={item.id: item.n for item in items})
+    grades = {item.n: grade_item(engine, q, item) for item in items}
+    return corrective(Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None).text
+
+
+def test_a_rule_and_its_exception_in_one_section_are_quoted_together():
+    """Asked for the deadline without the exception's condition, the answer quotes the section's rule beside the
+    exception that holds one more question word; another clause of the section on another matter is left out."""
 
     def answer(question: str, text: str) -> str:
-        item = EvidenceItem(kind="chunk", id="c1", score=1.0, text=text, n=1, document_id="d1",
-                            title="IT-TI-021 - Concessão e Revogação de Acessos", section="5. Revogação de acessos")
-        q = Question.of(question, "pt", {t: 2.0 for t in dict.fromkeys(analyze_query(question, "pt"))})
-        retrieved = Retrieved("basic", evidence=[item], ids={"c1": 1})
-        grades = {1: grade_item(engine, q, item)}
-        return corrective(Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None).text
+        return _composed(question, [("IT-TI-021 - Concessão e Revogação de Acessos", "5. Revogação de acessos",
+                                     text)])
 
     rule = ("5.1 No desligamento, o RH registra a data no sistema. Todos os acessos devem ser revogados em até "
             "4 horas após o registro.")
@@ -189,30 +196,13 @@ def test_an_exception_to_a_quoted_rule_of_the_same_document_is_quoted_beside_it(
     """Where a high-alert drug is stored: the list's row says the central pharmacy only, the storage section
     excepts intensive care and the operating theatre; both are quoted. A sentence of the same document holding
     the same words with another value and no exception is not."""
-    import numpy as np
-
-    from models.analysis import analyze_query
-    from serving.answers.grading import Question, grade_item
-    from serving.answers.modes import Retrieved
-    from serving.answers.refine import Request, corrective
-    from serving.answers.types import EvidenceItem
-
-    engine = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
-                             index=SimpleNamespace(vectors=np.zeros((0, 4))))
     title = "POP-FAR-007 - Medicamentos de Alta Vigilância"
     row = ("| Medicamento | Barreira adicional |\n| --- | --- |\n"
            "| Cloreto de potássio 19,1% | Armazenado somente na farmácia central; proibido estoque nas unidades |")
 
     def answer(second: str) -> str:
-        question = "Onde pode ser armazenado o cloreto de potássio 19,1%?"
-        items = [EvidenceItem(kind="chunk", id="c1", score=1.0, text=row, n=1, document_id="d1", title=title,
-                              section="2. Lista institucional"),
-                 EvidenceItem(kind="chunk", id="c2", score=0.9, text=second, n=2, document_id="d1", title=title,
-                              section="3. Armazenamento")]
-        q = Question.of(question, "pt", {t: 2.0 for t in dict.fromkeys(analyze_query(question, "pt"))})
-        retrieved = Retrieved("basic", evidence=items, ids={"c1": 1, "c2": 2})
-        grades = {n: grade_item(engine, q, item) for n, item in ((1, items[0]), (2, items[1]))}
-        return corrective(Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None).text
+        return _composed("Onde pode ser armazenado o cloreto de potássio 19,1%?",
+                         [(title, "2. Lista institucional", row), (title, "3. Armazenamento", second)])
 
     both = answer("3.2 O cloreto de potássio 19,1% não pode ser mantido em estoque nas unidades, exceto na terapia "
                   "intensiva e no centro cirúrgico.")
@@ -224,27 +214,9 @@ def test_an_exception_to_a_quoted_rule_of_the_same_document_is_quoted_beside_it(
 def test_a_strip_holding_only_a_word_of_the_situation_is_not_quoted_beside_the_answer():
     """"os valores me pareceram altos" tells the situation; the contract's annual value, which holds "valor" and
     no word of the ask, competes with the asked price and is not quoted."""
-    import numpy as np
-
-    from models.analysis import analyze_query
-    from serving.answers.grading import Question, grade_item
-    from serving.answers.modes import Retrieved
-    from serving.answers.refine import Request, corrective
-    from serving.answers.types import EvidenceItem
-
-    engine = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
-                             index=SimpleNamespace(vectors=np.zeros((0, 4))))
     text = ("| Item | Preço unitário |\n| --- | --- |\n| Refeição de colaborador | R$ 31,50 |\n\n"
             "O valor anual estimado do contrato é de R$ 2.100.000,00.")
-
-    def answer(question: str) -> str:
-        item = EvidenceItem(kind="chunk", id="c1", score=1.0, text=text, n=1, document_id="d1",
-                            title="Contrato de fornecimento de refeições CT-2024-0215", section="Preços")
-        q = Question.of(question, "pt", {t: 2.0 for t in dict.fromkeys(analyze_query(question, "pt"))})
-        retrieved = Retrieved("basic", evidence=[item], ids={"c1": 1})
-        grades = {1: grade_item(engine, q, item)}
-        return corrective(Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5), "pt", None).text
-
-    told = answer("Estou conferindo a fatura e os valores me pareceram altos. Qual é o preço da refeição de "
-                  "colaborador no contrato CT-2024-0215?")
+    told = _composed("Estou conferindo a fatura e os valores me pareceram altos. Qual é o preço da refeição de "
+                     "colaborador no contrato CT-2024-0215?",
+                     [("Contrato de fornecimento de refeições CT-2024-0215", "Preços", text)])
     assert "31,50" in told and "2.100.000,00" not in told
