@@ -59,6 +59,11 @@ def asking_segments(question: str, language: str) -> list[tuple[str, bool]]:
     marks = [s.rstrip().endswith("?") or _opens(s, asking) for s in segments]
     if not any(marks):
         marks = [True] * len(segments)
+    # a parenthesis right after an ask qualifies it ("E para o contrato de hospedagem? (valor mensal)": the slot a
+    # follow-up keeps from the earlier question, ``rewrite``)
+    for i in range(1, len(segments)):
+        if marks[i - 1] and segments[i].lstrip().startswith("("):
+            marks[i] = True
     return list(zip(segments, marks, strict=True))
 
 

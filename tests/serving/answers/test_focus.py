@@ -34,6 +34,13 @@ def test_the_situation_and_the_ask_are_told_apart_in_both_languages():
     assert focus.factors("Me manda o prazo de prestação de contas da viagem.", "pt") == {}
 
 
+def test_a_parenthesis_after_the_ask_is_part_of_it():
+    # a follow-up keeps the earlier question's slot in parentheses ("(valor mensal)"): it is what is asked
+    assert focus.asking_segments("E para o contrato de hospedagem em nuvem? (valor mensal)", "pt") == [
+        ("E para o contrato de hospedagem em nuvem?", True), ("(valor mensal)", True)]
+    assert focus.factors("E para o contrato de hospedagem em nuvem? (valor mensal)", "pt") == {}
+
+
 def test_a_rambling_question_is_graded_by_its_ask(monkeypatch):
     rambling = grade(_q(RAMBLING), RULE, POLICY, dense=0.6)
     assert rambling.strips[0].text.startswith("6.1")
