@@ -8,7 +8,9 @@ the current week, month or year ("este mês"; ``periods``) and the words that as
 document ("quem aprovou", "when is it due for review"; ``fields``) and the words of a yes-or-no question that
 compares ("both", "o mesmo"; ``polar``) and the words of a question that only asks for a list of documents
 (``listing``), and the departments' names in English (``departments``). Only questions are
-read through them; documents are analysed as written.
+read through them, and documents are analysed as written, but for three reading aids: the words that open an
+exception to a rule (``exceptions``), that bound a quantity (``bounds``) and that open a sentence about what the
+sentence before named (``points_back``: "Essa tese define ...").
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class Lexicon:
     bounds: dict[str, tuple[str, ...]] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
     exceptions: tuple[str, ...] = ()  # folded words that open an exception to a rule ("exceto", "unless")
+    # folded words that open a sentence about what the sentence before named ("Essa tese", "This policy")
+    points_back: frozenset[str] = frozenset()
 
 
 _POLAR = frozenset({"opens", "both", "same", "also", "and", "connectors", "pronouns", "verbs"})
@@ -117,7 +121,8 @@ def lexicon(language: str) -> Lexicon:
                    {fold(str(k).lower()): fold(str(v).lower()) for k, v in (raw.get("departments") or {}).items()},
                    {side: phrases(bounds.get(side) or []) for side in ("above", "below")},
                    {fold(str(k).lower()): str(v) for k, v in (bounds.get("units") or {}).items()},
-                   phrases(raw.get("exceptions") or []))
+                   phrases(raw.get("exceptions") or []),
+                   frozenset(phrases(raw.get("points_back") or [])))
 
 
 @cache

@@ -31,7 +31,7 @@ from serving.answers.evidence import (  # noqa: F401 - the composers' request an
 )
 from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, held_terms
 from serving.answers.relevance import terms
-from serving.answers.sentences import clause_leads, split_units
+from serving.answers.sentences import antecedents, clause_leads, split_units
 from serving.answers.types import Filters
 from serving.answers.versions import asked_version, family
 
@@ -214,6 +214,22 @@ def introduced(req: Request, n: int, strip: Strip) -> str:
     return "".join(f"\n- {u}" for u in follow)
 
 
+def antecedent(req: Request, n: int, strip: Strip, picked: list[tuple[int, Strip]]) -> str:
+    """The sentence a strip points back to ("Essa tese define ..." after "... chama-se Tese de Church-Turing,
+    ..."; ``sentences.antecedents``), followed by a space, when it is not quoted itself: a strip that opens with
+    "Essa tese" or "He" names its subject only through the sentence before. Not a selection rule: it completes
+    a quoted unit."""
+    before = antecedents(req.item(n).text)
+    j = before[strip.position] if strip.position < len(before) else None
+    if j is None or any(m == n and other.position == j for m, other in picked):
+        return ""
+    item = req.item(n)
+    row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
+    flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
+    unit = split_units(item.text)[j]
+    return "" if overlaps(unit, flagged) else f"{unit} "
+
+
 _TOKEN = re.compile(r"[^\W_][\w,./%-]*")
 _LEAD = re.compile(r"\s*(?:[-*]\s*)?\d+(?:\.\d+)*\.?\s")  # a clause or item number ("4.2 ")
 
@@ -328,7 +344,7 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
         doc = req.item(n).document_id
         head = label(n) if family(req.item(n).title or "") in versioned and doc not in seen else ""
         seen.add(doc)
-        lines.append(f"{head}{s.text}{introduced(req, n, s)} [{n}]")
+        lines.append(f"{head}{antecedent(req, n, s, picked)}{s.text}{introduced(req, n, s)} [{n}]")
     quoted = {family(req.item(n).title or "") for n, _ in picked}
     best_of: dict[str, tuple[int, Strip]] = {}
     for n in [n for n in older if family(req.item(n).title or "") in quoted]:  # the version it supersedes is quoted

@@ -11,6 +11,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from lakehouse.text import fold
+from models.analysis import LANGUAGES
+from models.lexicon import lexicon
+
 _ABBREVIATIONS = {"dr", "dra", "sr", "sra", "enf", "farm", "nutr", "prof", "art", "arts", "n", "nº", "no", "fl",
                   "p", "pág", "pag", "ltda", "inc", "co", "cf", "vol", "min", "máx", "max", "aprox", "e.g", "i.e",
                   "etc", "obs", "tel", "av", "s.a", "jr"}
@@ -18,6 +22,7 @@ _BOUNDARY = re.compile(r"(?<=[.!?])[\"”)]?\s+(?=[\"“(]?[A-ZÀ-ÖØ-Þ0-9])")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 _CLAUSE = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s")  # "5.1 ", "3.2.1. ": a numbered clause of a policy or contract
+_FIRST = re.compile(r"[\"“(]*([^\W\d_]+)")  # a sentence's first word
 MAX_UNIT = 400
 
 
@@ -57,24 +62,46 @@ def clause_leads(text: str) -> tuple[str | None, ...]:
     return _split(text)[1]
 
 
+def antecedents(text: str) -> tuple[int | None, ...]:
+    """For each unit of ``split_units(text)``, the position of the sentence before it when the unit is a later
+    sentence of the same paragraph that opens with a word pointing back to it (the lexicons' ``points_back``:
+    "... chama-se Tese de Church-Turing. Essa tese define que ...", "X is an American singer. He was born in
+    ..."), else None. Such a sentence is about what the one before named, and is quoted after it
+    (``refine.antecedent``)."""
+    return _split(text)[2]
+
+
+@lru_cache(maxsize=1)
+def _openers() -> frozenset[str]:
+    return frozenset(w for language in LANGUAGES for w in lexicon(language).points_back)
+
+
+def _points_back(sentence: str) -> bool:
+    first = _FIRST.match(sentence)
+    return first is not None and fold(first.group(1).lower()) in _openers()
+
+
 @lru_cache(maxsize=5_000)
-def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
+def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[int | None, ...]]:
     lines = text.splitlines()
     if lines and lines[0].startswith("[") and lines[0].rstrip().endswith("]"):
         lines = lines[1:]
     units: list[str] = []
     leads: list[str | None] = []
+    before: list[int | None] = []
     paragraph: list[str] = []
     header: list[str] | None = None
 
-    def add(sentences: list[str]) -> None:
+    def add(sentences: list[str], prose: bool = False) -> None:
         lead = sentences[0] if sentences and _CLAUSE.match(sentences[0]) else None
+        start = len(units)
         units.extend(sentences)
         leads.extend([None] + [lead] * (len(sentences) - 1) if sentences else [])
+        before.extend(start + j - 1 if prose and j and _points_back(u) else None for j, u in enumerate(sentences))
 
     def flush() -> None:
         if paragraph:
-            add(_sentences(" ".join(paragraph)))
+            add(_sentences(" ".join(paragraph)), prose=True)
             paragraph.clear()
 
     for i, raw in enumerate(lines):
@@ -104,7 +131,8 @@ def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
         paragraph.append(line)
     flush()
     short = tuple(u if len(u) <= MAX_UNIT else u[: MAX_UNIT - 1].rstrip() + "…" for u in units)
-    return short, tuple(lead if lead is None or len(lead) <= MAX_UNIT else lead[:MAX_UNIT] for lead in leads)
+    return (short, tuple(lead if lead is None or len(lead) <= MAX_UNIT else lead[:MAX_UNIT] for lead in leads),
+            tuple(before))
 
 
 def best_units(units: list[Unit], scores: list[float], limit: int = 3, floor: float = 0.5) -> list[Unit]:
