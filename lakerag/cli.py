@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lakehouse.errors import LakeragError
+from lakehouse.errors import ConfigError, LakeragError
 from lakerag import arguments as a
 from lakerag import commands as c
 
@@ -36,8 +36,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         from serving.evaluation.report import run_answer_eval
 
         print_answer_eval(run_answer_eval(_settings(args), args.dataset, args.work, PipelineIndexer(), modes,
-                                          args.limit, args.json, args.llm_judge, args.split, args.variants))
+                                          args.limit, args.json, args.llm_judge, args.split, args.variants,
+                                          args.skip))
         return 0
+    if args.skip:
+        raise ConfigError("--skip: only with --answers on a BEIR set with answers.jsonl")
     result = run_eval(_settings(args), args.dataset, args.work, PipelineIndexer(), args.enrichment, args.limit,
                       args.json, modes, args.pages)
     print_eval(result)
@@ -101,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--work", type=Path, help="where eval indexes are cached (default: $LAKERAG_HOME/eval)")
     evaluate.add_argument("--enrichment", choices=["both", "on", "off"], default="both")
     evaluate.add_argument("--limit", type=int, help="evaluate only the first N queries")
+    evaluate.add_argument("--skip", type=int, default=0,
+                          help="with --answers on a BEIR set: leave out the first N questions (sorted by id), e.g. "
+                          "FaQuAD-pt's first 30, the reported ones, while trying a change on the next ones")
     evaluate.add_argument("--modes", help="also compare query modes, e.g. basic,local,hybrid,agentic "
                           "(recall@10 and all_evidence@10 per mode)")
     evaluate.add_argument("--answers", action="store_true",

@@ -118,18 +118,23 @@ def label_answer(qid: str, question: str, gold: GoldAnswers, relevant: dict[str,
 
 
 def evaluate_answer_set(folder: Path, settings: Settings, work: Path, indexer: Indexer, modes: list[str],
-                        limit: int | None = None) -> dict:
-    """Every question of ``answers.jsonl`` (the first ``limit``, sorted by id, so that every run with the same
-    limit asks the same ones) in each mode: the judge's label shares (``serving.evaluation.labels``), gold
-    answers contained, unanswerable questions declined, expected passage in the top 5, and every answer."""
+                        limit: int | None = None, skip: int = 0) -> dict:
+    """Every question of ``answers.jsonl`` (sorted by id; after the first ``skip``, the next ``limit``, so that
+    every run with the same numbers asks the same ones) in each mode: the judge's label shares
+    (``serving.evaluation.labels``), gold answers contained, unanswerable questions declined, expected passage in
+    the top 5, and every answer. ``skip`` keeps a set's first questions out of a run: FaQuAD-pt's first 30 are
+    the reported yardstick, the ones after them a place to try a change first."""
+    if skip < 0:
+        raise ConfigError(f"--skip {skip}: the number of questions to leave out must be 0 or more")
     data = load_beir(folder, every_query=True)
     gold = read_gold(folder)
-    queries = [(q, t) for q, t in sorted(data.queries.items()) if q in gold]
+    queries = [(q, t) for q, t in sorted(data.queries.items()) if q in gold][skip:]
     queries = queries[:limit] if limit else queries
     service = open_service(_published_home(folder, settings, work, indexer))
     unanswerable = sum(not gold[q].answerable for q, _ in queries)
     result: dict = {"dataset": data.name, "questions": len(queries), "unanswerable": unanswerable,
-                    "gold": "answers.jsonl", "default_mode": modes[0], "modes": {}}
+                    "gold": "answers.jsonl", "default_mode": modes[0], "modes": {},
+                    **({"skipped": skip} if skip else {})}
     for mode in modes:
         judged, contained = [], 0
         for qid, text in queries:

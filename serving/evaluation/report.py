@@ -68,7 +68,7 @@ def _save(result: dict, settings: Settings, json_path: Path | None) -> dict:
 
 def run_answer_eval(settings: Settings, dataset: Path, work: Path | None, indexer: Indexer,
                     modes: list[str] | None = None, limit: int | None = None, json_path: Path | None = None,
-                    llm_judge: bool = False, split: str = "all", variants: bool = False) -> dict:
+                    llm_judge: bool = False, split: str = "all", variants: bool = False, skip: int = 0) -> dict:
     """``lakerag eval --answers``: label every answer of the sample-style set (questions.jsonl + documents/;
     only ``split``'s questions: dev, test or all; with ``variants`` their rewordings too), or measure gold
     answers contained on a BEIR set with answers.jsonl; saved with its context."""
@@ -81,12 +81,14 @@ def run_answer_eval(settings: Settings, dataset: Path, work: Path | None, indexe
         judge = LLMJudge.from_settings(settings, work / "llm-judge") if llm_judge else None
         if llm_judge and judge is None:
             raise ConfigError("--llm-judge needs LAKERAG_LLM_BASE_URL and LAKERAG_LLM_MODEL")
+        if skip:
+            raise ConfigError(f"--skip: {dataset} is a sample-style set; use --split to leave questions out")
         result = evaluate_sample(dataset, settings, work, indexer, modes or [DEFAULT_MODE], limit, llm=judge,
                                  split=split, variants=variants)
     elif (dataset / "corpus.jsonl").exists() and (dataset / "answers.jsonl").exists():
         if split != "all" or variants:
             raise ConfigError(f"--split/--variants: {dataset} is a BEIR set, without a dev/test split or variants")
-        result = evaluate_answer_set(dataset, settings, work, indexer, modes or ["basic", "hybrid"], limit)
+        result = evaluate_answer_set(dataset, settings, work, indexer, modes or ["basic", "hybrid"], limit, skip)
     else:
         raise ConfigError(f"--dataset {dataset}: --answers needs questions.jsonl and documents/, or a BEIR folder "
                           "with answers.jsonl")

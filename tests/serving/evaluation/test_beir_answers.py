@@ -82,3 +82,20 @@ def test_a_bad_answers_line_is_named(tmp_path, line, field):
     folder = _folder(tmp_path, f'{{"_id": "q2", "answers": ["Portland"]}}\n{line}\n')
     with pytest.raises(ConfigError, match=rf"answers.jsonl:2: .*{field}"):
         read_gold(folder)
+
+
+def test_skip_leaves_out_the_first_questions_and_a_bad_skip_is_named(tmp_path, capsys):
+    """``--skip 1`` asks the questions after the first (sorted by id), so a change is tried on questions the
+    reported run does not ask; a negative skip, or a skip outside ``--answers`` on a BEIR set, is an error
+    naming the option."""
+    from lakerag.cli import main
+    from serving.evaluation.answer_sets import evaluate_answer_set
+
+    folder = _folder(tmp_path)
+    result = evaluate_answer_set(folder, _settings(), tmp_path / "work", PipelineIndexer(), ["basic"], skip=1)
+    assert result["questions"] == 2 and result["skipped"] == 1
+    assert {a["id"] for a in result["modes"]["basic"]["answers"]} == {"q2", "q3"}
+    with pytest.raises(ConfigError, match="--skip -1"):
+        evaluate_answer_set(folder, _settings(), tmp_path / "work", PipelineIndexer(), ["basic"], skip=-1)
+    assert main(["eval", "--dataset", str(folder), "--skip", "1", "--work", str(tmp_path / "work")]) == 2
+    assert "--skip: only with --answers" in capsys.readouterr().err
