@@ -223,11 +223,34 @@ def antecedent(req: Request, n: int, strip: Strip, picked: list[tuple[int, Strip
     j = before[strip.position] if strip.position < len(before) else None
     if j is None or any(m == n and other.position == j for m, other in picked):
         return ""
+    unit = _unflagged_unit(req, n, j)
+    return f"{unit} " if unit else ""
+
+
+def continued(req: Request, n: int, strip: Strip, picked: list[tuple[int, Strip]]) -> str:
+    """The next sentence of a strip's paragraph when it points back to the strip ("... chama-se Tese de
+    Church-Turing, uma hipótese ..." then "Essa tese define que ..."; "... uma triagem" then "Trata-se de uma
+    leitura atenta ..."), preceded by a space, for a question that asks no kind of fact (what something says or
+    is): the sentence about what the strip named is what it says. Not a selection rule: it completes a quoted
+    unit (FaQuAD-pt questions 31-300: 5 answers partly or wrong -> correct, none lost; the sample, HotpotQA-100
+    and FaQuAD-pt's first 30 unchanged)."""
+    if req.q.asked is not None:  # a deadline or an amount asked: the strip states it, or another strip does
+        return ""
+    before = antecedents(req.item(n).text)
+    j = strip.position + 1
+    if j >= len(before) or before[j] != strip.position or any(m == n and o.position == j for m, o in picked):
+        return ""
+    unit = _unflagged_unit(req, n, j)
+    return f" {unit}" if unit else ""
+
+
+def _unflagged_unit(req: Request, n: int, position: int) -> str | None:
+    """Unit ``position`` of item ``n``, unless the index flags it as addressing an assistant."""
     item = req.item(n)
     row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
     flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
-    unit = split_units(item.text)[j]
-    return "" if overlaps(unit, flagged) else f"{unit} "
+    unit = split_units(item.text)[position]
+    return None if overlaps(unit, flagged) else unit
 
 
 _TOKEN = re.compile(r"[^\W_][\w,./%-]*")
@@ -344,7 +367,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
         doc = req.item(n).document_id
         head = label(n) if family(req.item(n).title or "") in versioned and doc not in seen else ""
         seen.add(doc)
-        lines.append(f"{head}{antecedent(req, n, s, picked)}{s.text}{introduced(req, n, s)} [{n}]")
+        lines.append(f"{head}{antecedent(req, n, s, picked)}{s.text}{continued(req, n, s, picked)}"
+                     f"{introduced(req, n, s)} [{n}]")
     quoted = {family(req.item(n).title or "") for n, _ in picked}
     best_of: dict[str, tuple[int, Strip]] = {}
     for n in [n for n in older if family(req.item(n).title or "") in quoted]:  # the version it supersedes is quoted

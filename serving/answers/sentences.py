@@ -22,7 +22,7 @@ _BOUNDARY = re.compile(r"(?<=[.!?])[\"”)]?\s+(?=[\"“(]?[A-ZÀ-ÖØ-Þ0-9])")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 _CLAUSE = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s")  # "5.1 ", "3.2.1. ": a numbered clause of a policy or contract
-_FIRST = re.compile(r"[\"“(]*([^\W\d_]+)")  # a sentence's first word
+_FIRST = re.compile(r"[\"“(]*([^\W\d_]+(?:-[^\W\d_]+)*)")  # a sentence's first word ("Trata-se")
 MAX_UNIT = 400
 
 
