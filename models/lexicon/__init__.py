@@ -58,6 +58,9 @@ class Lexicon:
     exceptions: tuple[str, ...] = ()  # folded words that open an exception to a rule ("exceto", "unless")
     # folded words that open a sentence about what the sentence before named ("Essa tese", "This policy")
     points_back: frozenset[str] = frozenset()
+    # of those, the ones that name again what the sentence before named ("Essa tese", "Trata-se de", "This policy"),
+    # not a pronoun for the paragraph's subject ("Ele", "It")
+    names_back: frozenset[str] = frozenset()
 
 
 _POLAR = frozenset({"opens", "both", "same", "also", "and", "connectors", "pronouns", "verbs"})
@@ -122,7 +125,8 @@ def lexicon(language: str) -> Lexicon:
                    {side: phrases(bounds.get(side) or []) for side in ("above", "below")},
                    {fold(str(k).lower()): str(v) for k, v in (bounds.get("units") or {}).items()},
                    phrases(raw.get("exceptions") or []),
-                   frozenset(phrases(raw.get("points_back") or [])))
+                   frozenset(phrases(raw.get("points_back") or [])),
+                   frozenset(phrases(raw.get("names_back") or [])))
 
 
 @cache

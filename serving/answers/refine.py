@@ -31,7 +31,7 @@ from serving.answers.evidence import (  # noqa: F401 - the composers' request an
 )
 from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, held_terms
 from serving.answers.relevance import terms
-from serving.answers.sentences import antecedents, clause_leads, split_units
+from serving.answers.sentences import antecedents, clause_leads, names_back, split_units
 from serving.answers.types import Filters
 from serving.answers.versions import asked_version, family
 
@@ -228,7 +228,7 @@ def antecedent(req: Request, n: int, strip: Strip, picked: list[tuple[int, Strip
 
 
 def continued(req: Request, n: int, strip: Strip, picked: list[tuple[int, Strip]]) -> str:
-    """The next sentence of a strip's paragraph when it points back to the strip ("... chama-se Tese de
+    """The next sentence of a strip's paragraph when it names again what the strip named ("... chama-se Tese de
     Church-Turing, uma hipótese ..." then "Essa tese define que ..."; "... uma triagem" then "Trata-se de uma
     leitura atenta ..."), preceded by a space, for a question that asks no kind of fact (what something says or
     is): the sentence about what the strip named is what it says. Not a selection rule: it completes a quoted
@@ -241,7 +241,7 @@ def continued(req: Request, n: int, strip: Strip, picked: list[tuple[int, Strip]
     if j >= len(before) or before[j] != strip.position or any(m == n and o.position == j for m, o in picked):
         return ""
     unit = _unflagged_unit(req, n, j)
-    return f" {unit}" if unit else ""
+    return f" {unit}" if unit and names_back(unit) else ""
 
 
 def _unflagged_unit(req: Request, n: int, position: int) -> str | None:

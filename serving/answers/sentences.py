@@ -71,14 +71,21 @@ def antecedents(text: str) -> tuple[int | None, ...]:
     return _split(text)[2]
 
 
-@lru_cache(maxsize=1)
-def _openers() -> frozenset[str]:
-    return frozenset(w for language in LANGUAGES for w in lexicon(language).points_back)
+@lru_cache(maxsize=2)
+def _openers(naming: bool = False) -> frozenset[str]:
+    return frozenset(w for language in LANGUAGES
+                     for w in (lexicon(language).names_back if naming else lexicon(language).points_back))
 
 
-def _points_back(sentence: str) -> bool:
+def _points_back(sentence: str, naming: bool = False) -> bool:
     first = _FIRST.match(sentence)
-    return first is not None and fold(first.group(1).lower()) in _openers()
+    return first is not None and fold(first.group(1).lower()) in _openers(naming)
+
+
+def names_back(sentence: str) -> bool:
+    """Does ``sentence`` open by naming again what the sentence before named (the lexicons' ``names_back``: "Essa
+    tese ...", "Trata-se de ...", "This policy ..."), not with a pronoun for its paragraph's subject ("Ele ...")?"""
+    return _points_back(sentence, naming=True)
 
 
 @lru_cache(maxsize=5_000)

@@ -248,9 +248,10 @@ def test_a_quoted_sentence_that_points_back_comes_after_the_sentence_it_points_t
 
 
 def test_a_question_asking_what_something_is_gets_the_sentence_that_continues_the_quoted_one():
-    """"O que é a triagem?": the sentence naming the triage is followed by the one pointing back to it
-    ("Trata-se de ..."), which says what it is; a question asking a kind of fact (a deadline) gets no continuation,
-    and a continuation flagged as addressing an assistant is never quoted."""
+    """"O que é a triagem?": the sentence naming the triage is followed by the one naming it again ("Trata-se de
+    ..."), which says what it is, not by one opening with a pronoun for its paragraph's subject; a question asking
+    a kind of fact (a deadline) gets no continuation, and a continuation flagged as addressing an assistant is
+    never quoted."""
     from serving.answers.sentences import antecedents
 
     text = ("Todo material recolhido na pesquisa bibliográfica deve ser submetido a uma triagem pela equipe. "
@@ -258,6 +259,10 @@ def test_a_question_asking_what_something_is_gets_the_sentence_that_continues_th
     assert antecedents(text) == (None, 0)
     chunk = [("POP-PESQ-001 - Pesquisa Bibliográfica", "2. Triagem", text)]
     assert "leitura atenta" in _composed("o que é a triagem do material da pesquisa bibliográfica?", chunk)
+    pronoun = ("Todo material recolhido na pesquisa bibliográfica deve ser submetido a uma triagem pela equipe. "
+               "Ela também revisa os contratos de fornecedores.")  # "Ela": the team, not the triage named again
+    assert "contratos" not in _composed("o que é a triagem do material da pesquisa bibliográfica?",
+                                        [("POP-PESQ-001", "2. Triagem", pronoun)])
     dated = ("Todo material recolhido na pesquisa bibliográfica deve ser submetido a uma triagem em até 5 dias. "
              "Trata-se de uma leitura atenta e sistemática, acompanhada de anotações.")
     answer = _composed("em quantos dias o material da pesquisa bibliográfica passa pela triagem?",
