@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from math import fsum
 from typing import TYPE_CHECKING
 
 from models.injection import overlaps
@@ -131,6 +132,6 @@ def with_reason(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int
     new = held_terms(req.q, terms(unit, req.q.language)) - covered
     if not new or overlaps(unit, flagged):
         return picked
-    total = sum(req.q.weights.values()) or 1.0
-    after = Strip(unit, best.position + 1, sum(req.q.weights[t] for t in new) / total, frozenset(new))
+    total = fsum(req.q.weights.values()) or 1.0
+    after = Strip(unit, best.position + 1, fsum(req.q.weights[t] for t in new) / total, frozenset(new))
     return [*picked[:at + 1], (n, after), *picked[at + 1:]]

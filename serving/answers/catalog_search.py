@@ -84,7 +84,7 @@ def search_catalog(catalog: Catalog, text: str, groups: frozenset[str],
     for item in matched:
         tf = docs.get(item.document_id, Counter())
         length = sum(tf.values())
-        score = sum(idf[t] * tf[t] * (K1 + 1) / (tf[t] + K1 * (1 - B + B * length / avg)) for t in idf if tf[t])
+        score = math.fsum(idf[t] * tf[t] * (K1 + 1) / (tf[t] + K1 * (1 - B + B * length / avg)) for t in idf if tf[t])
         if score > 0:
             scored.append((round(score, 6), item))
     scored.sort(key=lambda pair: (-pair[0], pair[1].title, pair[1].document_id))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import date
+from math import fsum
 
 from models.llm import LLMError
 from serving.answers import citations, prompt
@@ -62,8 +63,8 @@ def extractive(weights: dict[str, float], language: str, retrieved: Retrieved, f
     # a unit is read in its section: the section title's terms count for it
     context = {s.n: terms(f"{s.title} {s.section}", language) for s in retrieved.sources}
     rank = {s.n: max(1.0 - 0.02 * (s.n - 1), 0.5) for s in retrieved.sources}
-    total = sum(weights.values()) or 1.0
-    scores = [sum(weights[t] for t in (terms(u.text, language) | context[u.source]) & weights.keys()) / total
+    total = fsum(weights.values()) or 1.0
+    scores = [fsum(weights[t] for t in (terms(u.text, language) | context[u.source]) & weights.keys()) / total
               * rank[u.source] for u in units]
     picked = best_units(units, scores, limit)
     if not picked:

@@ -165,7 +165,7 @@ class Question:
 
 def _logistic(features: dict[str, float], weights: dict[str, float] | None = None) -> float:
     weights = weights or WEIGHTS
-    z = weights["bias"] + sum(weights.get(k, 0.0) * v for k, v in features.items())
+    z = weights["bias"] + math.fsum(weights.get(k, 0.0) * v for k, v in features.items())
     return 1 / (1 + math.exp(-z))
 
 
@@ -213,7 +213,7 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
     """(measurements, strips that address the question, missing question words, flagged units); ``sims``: the
     question's cosine to each unit (``semantic``), when they were encoded; ``median``: the median cosine of all
     the units encoded for the question."""
-    total = sum(q.weights.values()) or 1.0
+    total = math.fsum(q.weights.values()) or 1.0
     written = _language(text[:2000])
 
     def read(x: str) -> frozenset[str]:  # a text in the other language is read in its own too: the question's
@@ -222,7 +222,7 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
         return own_terms | terms(x, written) if written != q.language and written in LANGUAGES else own_terms
     around = read(context)
     held = held_terms(q, read(text) | around)
-    coverage = sum(q.weights[t] for t in held) / total
+    coverage = math.fsum(q.weights[t] for t in held) / total
     units = list(split_units(text))
     leads = clause_leads(text)
     dropped = sum(1 for u in units if overlaps(u, flagged))
@@ -251,7 +251,8 @@ def features(q: Question, text: str, context: str, dense: float | None, flagged:
             # no code)
             # the heading's terms, and those of the clause's first sentence, count part (``HEADING_SHARE``)
             above = heading | held_terms(q, read(leads[i])) if leads[i] else heading
-            score = (sum(q.weights[t] for t in own) + HEADING_SHARE * sum(q.weights[t] for t in above - own))
+            score = (math.fsum(q.weights[t] for t in own)
+                     + HEADING_SHARE * math.fsum(q.weights[t] for t in above - own))
             scored.append(Strip(u, i, score / total, own | above))
     best = max((s.score for s in scored), default=0.0)
     strips = [s for s in scored if s.score > 0 and s.score >= STRIP_SHARE * best]

@@ -11,6 +11,7 @@ No sentence flagged as an instruction to an assistant is ever a strip (``grading
 from __future__ import annotations
 
 import re
+from math import fsum
 
 from lakehouse.text import fold
 from models.injection import overlaps
@@ -152,7 +153,7 @@ def _one_value(req: Request, kept: list[tuple[int, Strip]]) -> list[tuple[int, S
     valued = [(n, s) for n, s in kept if s.values]
     if len(valued) < 2 or q.kind is None or q.parts or len({req.item(n).document_id for n, _ in valued}) < 2:
         return kept
-    weight = {p: sum(q.weights.get(t, 0.0) for t in p[1].held) for p in valued}
+    weight = {p: fsum(q.weights.get(t, 0.0) for t in p[1].held) for p in valued}
     top = max(valued, key=lambda p: weight[p])
     doc = req.item(top[0]).document_id
     return [p for p in kept if not p[1].values or req.item(p[0]).document_id == doc]
@@ -305,7 +306,7 @@ def _valued(req: Request, sources: list[int], picked: list[tuple[int, Strip]]) -
             gain = valued_terms(req, unit) & wanted
             if gain:
                 own = held_terms(q, terms(unit, q.language))
-                options.append((sum(q.weights[t] for t in gain), sum(q.weights.get(t, 0.0) for t in own), -i, n,
+                options.append((fsum(q.weights[t] for t in gain), fsum(q.weights.get(t, 0.0) for t in own), -i, n,
                                 Strip(unit, i, 0.0, own)))
     if not options:
         return []

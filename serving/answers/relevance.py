@@ -138,11 +138,11 @@ class Relevance:
 
     @staticmethod
     def coverage(text: str, language: str, weights: dict[str, float]) -> float:
-        total = sum(weights.values())
+        total = math.fsum(weights.values())
         if not total:
             return 0.0
         present = terms(text, language) & weights.keys()
-        return sum(weights[t] for t in present) / total
+        return math.fsum(weights[t] for t in present) / total
 
     def score(self, weights: dict[str, float], language: str, texts: list[str]) -> float:
         """The best single text's coverage of the question (its term ``weights``)."""

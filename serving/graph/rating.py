@@ -31,8 +31,8 @@ def idf(view: View, terms: list[str]) -> dict[str, float]:
 def rate(text: str, language: str, weights: dict[str, float]) -> float:
     """IDF-weighted share of the question terms present in ``text`` (0-1)."""
     present = set(analyze(text, language)) & weights.keys()
-    total = sum(weights.values())
-    return sum(weights[t] for t in present) / total if total else 0.0
+    total = math.fsum(weights.values())
+    return math.fsum(weights[t] for t in present) / total if total else 0.0
 
 
 def extractive_points(view: View, question: str, reports: list[Report], limit: int = 10) -> list[dict]:

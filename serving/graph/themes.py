@@ -267,7 +267,7 @@ def build_themes(view: View, question: str, level: int, doc_types: tuple[str, ..
     index = view.store.index
     weights = _weights(view, question, language)
     weights = {t: w for t, w in weights.items() if t not in where} or weights
-    total = sum(weights.values()) or 1.0
+    total = math.fsum(weights.values()) or 1.0
     scores = chunk_scores(view, question)
     content = {t: w for t, w in _weights(view, _SCOPE.sub(" ", question), language).items() if t not in where
                } or weights  # what, not where
@@ -284,8 +284,8 @@ def build_themes(view: View, question: str, level: int, doc_types: tuple[str, ..
         rows = np.flatnonzero(view.mask & (scores >= FILL_SCORE * float(scores.max(initial=0.0))) & (scores > 0))
         rows = rows[np.lexsort((rows, -scores[rows]))][:FILL_CHUNKS]
         rows = np.array([r for r in rows if index.document_ids[r] not in quoted], dtype=np.int64)
-        quotes = [q for q in _best_quotes(view, rows, scores, content, sum(content.values()) or 1.0, language, used,
-                                          content, answers)
+        whole = math.fsum(content.values()) or 1.0
+        quotes = [q for q in _best_quotes(view, rows, scores, content, whole, language, used, content, answers)
                   if q.score >= FILL_COVERAGE][:MIN_DOCUMENTS - len(quoted)]
         if quotes:
             themes.append(Theme(OTHER, "", float(np.mean([q.score for q in quotes])), quotes))
@@ -311,7 +311,7 @@ def _family_weight(view: View, content: dict[str, float], found: set[str], rare:
     specific as the term ("respondidas" for "resposta", not the ubiquitous "responsável"; ``rare``: the IDF of
     a term one chunk uses, for a term none uses), less than the word itself ("Enfermeiro(a)" before "Técnico de
     Enfermagem")."""
-    return FAMILY_SHARE * sum(w for t, w in content.items() if t not in found and any(
+    return FAMILY_SHARE * math.fsum(w for t, w in content.items() if t not in found and any(
         _idf(view, f) >= FAMILY_IDF * min(w, rare) for f in _family(t, found)))
 
 
@@ -323,8 +323,8 @@ def _shared(a: str, b: str) -> int:
 
 
 def _coverage(weights: dict[str, float], alternatives: dict[str, frozenset[str]], found: set[str]) -> float:
-    return sum(weights[t] for t, alts in alternatives.items() if t in weights and alts & found) / (
-        sum(weights.values()) or 1.0)
+    return math.fsum(weights[t] for t, alts in alternatives.items() if t in weights and alts & found) / (
+        math.fsum(weights.values()) or 1.0)
 
 
 def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict[str, float], total: float,
@@ -352,7 +352,7 @@ def _best_quotes(view: View, rows: np.ndarray, scores: np.ndarray, weights: dict
         for unit in units(index.texts[row]):
             found = set(analyze(unit, own))
             if own == language:
-                coverage = (sum(weights[t] for t in found & weights.keys())
+                coverage = (math.fsum(weights[t] for t in found & weights.keys())
                             + (_family_weight(view, content, found, rare) if own == "pt" else 0.0)) / total
                 if coverage < MIN_COVERAGE:
                     continue

@@ -129,8 +129,8 @@ def _terms(text: str, language: str) -> set[str]:
 
 
 def _share(need: set[str], have: set[str], weight: Callable[[str], float]) -> float:
-    total = sum(weight(t) for t in need)
-    return sum(weight(t) for t in need & have) / total if total else 0.0
+    total = math.fsum(weight(t) for t in need)
+    return math.fsum(weight(t) for t in need & have) / total if total else 0.0
 
 
 def _check(requirement: str, evidence: str, language: str, weight: Callable[[str], float]) -> tuple[str, str]:
@@ -170,8 +170,8 @@ def about_same(requirement: str, evidence: str, language: str, weight: Callable[
         a = _terms(_measured(requirement, need), language)
         for got in offers:
             b = _terms(_measured(evidence, got), language)
-            larger = max(sum(weight(t) for t in a), sum(weight(t) for t in b))
-            if larger and sum(weight(t) for t in a & b) / larger >= SAME_QUANTITY:
+            larger = max(math.fsum(weight(t) for t in a), math.fsum(weight(t) for t in b))
+            if larger and math.fsum(weight(t) for t in a & b) / larger >= SAME_QUANTITY:
                 return True
     return False
 

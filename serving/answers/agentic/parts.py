@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import fsum
 
 from lakehouse.text import fold
 from models.analysis import detect_language, written_out
@@ -202,7 +203,7 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
         scope = scopes[i] if scopes else None
         own = weigh(part.text)
         rest = {t: w * CONTEXT_WEIGHT for t, w in everything.items() if t not in own}
-        rest_total = sum(rest.values()) or 1.0
+        rest_total = fsum(rest.values()) or 1.0
         kinds = asks(part.text) if "part_kinds" in ENABLED else []
         scored: list[tuple[float, int, str, float]] = []  # (score, source, sentence, share of the part covered)
         across: list[tuple[int, str]] = []  # sentences in another language that state a value asked for
@@ -213,10 +214,10 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
                     across.append((n, unit))
                 continue
             what = {t: w for t, w in own.items() if t not in title} or own
-            cover = sum(what[t] for t in present & what.keys()) / (sum(what.values()) or 1.0)
+            cover = fsum(what[t] for t in present & what.keys()) / (fsum(what.values()) or 1.0)
             if cover < MIN_COVER:
                 continue
-            score = cover + CONTEXT_WEIGHT * sum(rest[t] for t in present & rest.keys()) / rest_total
+            score = cover + CONTEXT_WEIGHT * fsum(rest[t] for t in present & rest.keys()) / rest_total
             if kinds:
                 score += KIND_BONUS if shows else -KIND_BONUS
             elif re.search(r"\d", _NUMBERING.sub("", unit)):

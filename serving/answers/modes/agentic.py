@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+from math import fsum
 
 from models.injection import overlaps
 from serving.answers.agentic import compare_read, comparison, dense, parts, references
@@ -108,7 +109,7 @@ def _comparison_answer(request: ModeRequest, out: Retrieved, box: Toolbox, outco
     question_terms = set(weights)
 
     def focus(text: str) -> float:
-        return sum(weights[t] for t in terms(text, language) & question_terms)
+        return fsum(weights[t] for t in terms(text, language) & question_terms)
 
     offered = [pair for d in others for pair in by_doc.get(d, [])]
     items = frozenset(m.group(1) for m in ITEM.finditer(request.question))
@@ -166,7 +167,7 @@ def _bridge_answer(request: ModeRequest, out: Retrieved, bridged: list[str]) -> 
     texts = _unflagged(request, out)
     units = [(s.n, u, terms(u, language) & weights.keys())
              for s, (_, text) in zip(out.sources, texts, strict=True) for u in split_units(text)]
-    first = max(((sum(weights[t] for t in ts), -i) for i, (n, _, ts) in enumerate(units)
+    first = max(((fsum(weights[t] for t in ts), -i) for i, (n, _, ts) in enumerate(units)
                  if doc_of.get(n) not in bridged), default=None)
     if first is None or first[0] <= 0:
         return None
@@ -176,7 +177,7 @@ def _bridge_answer(request: ModeRequest, out: Retrieved, bridged: list[str]) -> 
     named = {doc_of.get(s.n) for s in out.sources if doc_of.get(s.n) in bridged
              and references.names(u1, s.title)}
     left = {t: w for t, w in weights.items() if t not in covered}
-    second = max(((sum(left[t] for t in ts & left.keys()), sum(weights[t] for t in ts), -i)
+    second = max(((fsum(left[t] for t in ts & left.keys()), fsum(weights[t] for t in ts), -i)
                   for i, (n, _, ts) in enumerate(units) if doc_of.get(n) in named), default=None)
     if second is None or second[1] <= 0:
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from math import fsum
 
 import numpy as np
 
@@ -86,7 +87,7 @@ def _holds_more(request: ModeRequest, rows: list[int], native: list[int], langua
     devices")."""
     engine, ix = request.engine, request.engine.index
     weights = engine.relevance.weights(request.question, language)
-    total = sum(weights.values())
+    total = fsum(weights.values())
     if not total:
         return []
     translations = bilingual.bridge(list(weights), language)
@@ -96,7 +97,7 @@ def _holds_more(request: ModeRequest, rows: list[int], native: list[int], langua
     untranslated = [t for t in weights if translations.get(t, frozenset({t})) == {t} and t not in asking]
 
     def share(held: set[str]) -> float:
-        return sum(weights[t] for t in held) / total
+        return fsum(weights[t] for t in held) / total
     best = max((share({t for t in weights if t in terms(ix.texts[r], language)}) for r in native), default=0.0)
     out = []
     for r in rows:

@@ -17,6 +17,7 @@ split (``benchmarks/synthesis_fit.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import fsum
 
 from serving.answers import compose, prompt, refine
 from serving.answers.agentic.parts import split
@@ -116,10 +117,10 @@ class Selector:
         if len(parts) > 1:
             for part in parts:
                 own = {t: w for t, w in req.q.weights.items() if t in terms(part.text, req.q.language)}
-                total = sum(own.values())
+                total = fsum(own.values())
                 if not total:
                     continue
-                best = max(units, key=lambda u: sum(own.get(t, 0.0) for t in u.strip.held) / total * u.score)
+                best = max(units, key=lambda u: fsum(own.get(t, 0.0) for t in u.strip.held) / total * u.score)
                 if own.keys() & best.strip.held:
                     keep(best)
         top = units[0].score
