@@ -32,7 +32,7 @@ from serving.answers.evidence import (  # noqa: F401 - the composers' request an
 )
 from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, held_terms
 from serving.answers.relevance import terms
-from serving.answers.sentences import antecedents, clause_leads, names_back, split_units
+from serving.answers.sentences import antecedents, clause_leads, names_back, paragraphs, split_units
 from serving.answers.types import Filters
 from serving.answers.versions import asked_version, family
 
@@ -52,7 +52,7 @@ LABELS = {
 # the rule families of the composer, each switchable for the ablation on the test split and its rewordings
 # (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0013)
 FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason", "pinned", "valued",
-            "sections", "exceptions")
+            "sections", "exceptions", "completing")
 ENABLED: set[str] = set(FAMILIES)
 
 
@@ -245,6 +245,27 @@ def continued(req: Request, n: int, strip: Strip, picked: list[tuple[int, Strip]
     return f" {unit}" if unit and names_back(unit) else ""
 
 
+def completing(req: Request, n: int, strip: Strip, picked: list[tuple[int, Strip]]) -> str:
+    """The next sentence of a strip's paragraph when it holds words of the question's ask that no quoted strip
+    holds, preceded by a space: the strip names the question's subject, the sentence after it states the rest of what
+    is asked ("Existem diversas vantagens na realização de atividades complementares." then "A principal delas é
+    incentivar o aluno ..." for "Qual a principal vantagem das atividades complementares?"; "Assim os velhos CPDs
+    começaram a se transformar ..." then "Os profissionais de informática eram os que mais resistiam às
+    mudanças." for "Quem mais resistiu às transformações dos CPDs?"). Never a sentence already quoted or flagged.
+    Only the sentence after: on FaQuAD-pt's questions 31-600 the sentence before held the answer the strip lacked
+    in none of 20 cases, the sentence after in 10 of 31. Not a selection rule: it completes a quoted unit."""
+    q = req.q
+    ask = {t for t in q.weights if t not in q.context and t not in q.codes and t not in q.kind_terms}
+    lacking = ask - {t for _, other in picked for t in other.held}  # what no quoted strip holds
+    para = paragraphs(req.item(n).text)
+    i, j = strip.position, strip.position + 1
+    if not lacking or j >= len(para) or para[i] is None or para[j] != para[i] \
+            or any(m == n and other.position == j for m, other in picked):
+        return ""
+    unit = _unflagged_unit(req, n, j)
+    return f" {unit}" if unit and held_terms(q, terms(unit, q.language)) & lacking else ""
+
+
 def _unflagged_unit(req: Request, n: int, position: int) -> str | None:
     """Unit ``position`` of item ``n``, unless the index flags it as addressing an assistant."""
     item = req.item(n)
@@ -364,12 +385,17 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
 
     # a line is labelled with its version when its document has other versions in the evidence (its first line)
     versioned, seen = {family(req.item(n).title or "") for n in older}, set()
+    shown = {s.text for _, s in picked}
     for n, s in picked:
         doc = req.item(n).document_id
         head = label(n) if family(req.item(n).title or "") in versioned and doc not in seen else ""
         seen.add(doc)
-        lines.append(f"{head}{antecedent(req, n, s, picked)}{s.text}{continued(req, n, s, picked)}"
-                     f"{introduced(req, n, s)} [{n}]")
+        before = antecedent(req, n, s, picked)
+        after = continued(req, n, s, picked) or ("completing" in ENABLED and completing(req, n, s, picked)) or ""
+        # a sentence added to complete one strip is not added again beside another (each is quoted once)
+        before, after = ("" if u.strip() in shown else u for u in (before, after))
+        shown.update(u.strip() for u in (before, after) if u)
+        lines.append(f"{head}{before}{s.text}{after}{introduced(req, n, s)} [{n}]")
     quoted = {family(req.item(n).title or "") for n, _ in picked}
     best_of: dict[str, tuple[int, Strip]] = {}
     for n in [n for n in older if family(req.item(n).title or "") in quoted]:  # the version it supersedes is quoted

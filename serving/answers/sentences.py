@@ -71,6 +71,12 @@ def antecedents(text: str) -> tuple[int | None, ...]:
     return _split(text)[2]
 
 
+def paragraphs(text: str) -> tuple[int | None, ...]:
+    """For each unit of ``split_units(text)``, the number of the prose paragraph it is a sentence of (None for a
+    list item, a table row or a line of cells): two units with the same number are sentences of one paragraph."""
+    return _split(text)[3]
+
+
 @lru_cache(maxsize=2)
 def _openers(naming: bool = False) -> frozenset[str]:
     return frozenset(w for language in LANGUAGES
@@ -89,13 +95,15 @@ def names_back(sentence: str) -> bool:
 
 
 @lru_cache(maxsize=5_000)
-def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[int | None, ...]]:
+def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[int | None, ...],
+                              tuple[int | None, ...]]:
     lines = text.splitlines()
     if lines and lines[0].startswith("[") and lines[0].rstrip().endswith("]"):
         lines = lines[1:]
     units: list[str] = []
     leads: list[str | None] = []
     before: list[int | None] = []
+    para: list[int | None] = []
     paragraph: list[str] = []
     header: list[str] | None = None
 
@@ -105,6 +113,7 @@ def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[in
         units.extend(sentences)
         leads.extend([None] + [lead] * (len(sentences) - 1) if sentences else [])
         before.extend(start + j - 1 if prose and j and _points_back(u) else None for j, u in enumerate(sentences))
+        para.extend([start if prose else None] * len(sentences))  # a paragraph is numbered by its first unit
 
     def flush() -> None:
         if paragraph:
@@ -139,7 +148,7 @@ def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[in
     flush()
     short = tuple(u if len(u) <= MAX_UNIT else u[: MAX_UNIT - 1].rstrip() + "…" for u in units)
     return (short, tuple(lead if lead is None or len(lead) <= MAX_UNIT else lead[:MAX_UNIT] for lead in leads),
-            tuple(before))
+            tuple(before), tuple(para))
 
 
 def best_units(units: list[Unit], scores: list[float], limit: int = 3, floor: float = 0.5) -> list[Unit]:
