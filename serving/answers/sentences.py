@@ -19,6 +19,9 @@ _ABBREVIATIONS = {"dr", "dra", "sr", "sra", "enf", "farm", "nutr", "prof", "art"
                   "p", "pág", "pag", "ltda", "inc", "co", "cf", "vol", "min", "máx", "max", "aprox", "e.g", "i.e",
                   "etc", "obs", "tel", "av", "s.a", "jr"}
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"”)]?\s+(?=[\"“(]?[A-ZÀ-ÖØ-Þ0-9])")
+# in a paragraph written in lower case a sentence opens with a small letter too
+_LOWER_BOUNDARY = re.compile(r"(?<=[.!?])[\"”)]?\s+(?=[\"“(]?[^\W_])")
+LOWER_SHARE = 0.01  # at most this share of a paragraph's letters in upper case: it was written in lower case
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 _CLAUSE = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s")  # "5.1 ", "3.2.1. ": a numbered clause of a policy or contract
@@ -33,9 +36,17 @@ class Unit:
     position: int  # order within the source
 
 
+def _lowercased(paragraph: str) -> bool:
+    """A paragraph written in lower case throughout (a text lowercased by the tool that exported it): its
+    sentences open with a small letter."""
+    letters = [c for c in paragraph if c.isalpha()]
+    return len(letters) >= 40 and sum(c.isupper() for c in letters) <= LOWER_SHARE * len(letters)
+
+
 def _sentences(paragraph: str) -> list[str]:
     out, start = [], 0
-    for match in _BOUNDARY.finditer(paragraph):
+    boundary = _LOWER_BOUNDARY if _lowercased(paragraph) else _BOUNDARY
+    for match in boundary.finditer(paragraph):
         before = paragraph[start:match.start()].rstrip("\"”)")
         last_word = before.rsplit(None, 1)[-1].rstrip(".").lower() if before.split() else ""
         if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):

@@ -62,6 +62,23 @@ def test_units_skip_the_context_line_and_render_table_rows():
                                  "Indicador: Quedas; Meta: < 1,5", "item final")
 
 
+def test_a_paragraph_written_in_lower_case_is_split_into_its_sentences():
+    """A text exported in lower case ("... objeto da dispensa. atendidas as condições ...") is split at its
+    sentence ends as a written one is, so that the sentence stating the answer is quoted, not the paragraph's
+    first 400 characters; an abbreviation ("art. 5") still ends no sentence, and a paragraph written with capitals
+    keeps a lower-case word after a full stop inside its sentence."""
+    lower = ("caberá ao coordenador de curso verificar se o acadêmico preenche os requisitos da dispensa. atendidas "
+             "as condições, o coordenador solicita uma banca examinadora composta de três docentes. a banca "
+             "define os critérios conforme o art. 5 do regulamento.")
+    assert split_units(lower) == (
+        "caberá ao coordenador de curso verificar se o acadêmico preenche os requisitos da dispensa.",
+        "atendidas as condições, o coordenador solicita uma banca examinadora composta de três docentes.",
+        "a banca define os critérios conforme o art. 5 do regulamento.")
+    written = "O sistema usa a versão 2.0 do protocolo. e.g. a troca de chaves segue o padrão. Depois arquiva."
+    assert split_units(written) == ("O sistema usa a versão 2.0 do protocolo. e.g. a troca de chaves segue o padrão.",
+                                    "Depois arquiva.")
+
+
 @pytest.mark.parametrize("question, expected", [
     ("Quais documentos vencem nos próximos 30 dias?", {"due_within_days": 30}),
     ("Which documents are due for review in the next 45 days?", {"due_within_days": 45}),
