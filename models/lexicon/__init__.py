@@ -61,6 +61,9 @@ class Lexicon:
     # of those, the ones that name again what the sentence before named ("Essa tese", "Trata-se de", "This policy"),
     # not a pronoun for the paragraph's subject ("Ele", "It")
     names_back: frozenset[str] = frozenset()
+    # folded phrases that make a statement ask ("preciso saber", "gostaria de saber", "I need to know"): a request
+    # told without a question mark or a question word
+    requests: tuple[str, ...] = ()
 
 
 _POLAR = frozenset({"opens", "both", "same", "also", "and", "connectors", "pronouns", "verbs"})
@@ -126,7 +129,8 @@ def lexicon(language: str) -> Lexicon:
                    {fold(str(k).lower()): str(v) for k, v in (bounds.get("units") or {}).items()},
                    phrases(raw.get("exceptions") or []),
                    frozenset(phrases(raw.get("points_back") or [])),
-                   frozenset(phrases(raw.get("names_back") or [])))
+                   frozenset(phrases(raw.get("names_back") or [])),
+                   phrases(raw.get("requests") or []))
 
 
 @cache

@@ -5,8 +5,10 @@ passage that answers the ask holds "faixa", "temperatura", "aceita", not "almoxa
 
 The question is cut into segments at sentence ends, semicolons and colons, and at a comma that an asking word
 follows (the lexicon's ``asking``: "qual", "quanto", "which", "how"). The asking segments are those that end in
-a question mark or open with an asking word; when none does (a keyword query, a request in one sentence),
-every segment asks. A term that only the other segments hold weighs ``CONTEXT_SHARE`` of its IDF in grading
+a question mark or open with an asking word. When none does, a request told as a statement asks from the phrase
+that makes it one (the lexicon's ``requests``: "Estou montando o relatório ... Preciso do valor do orçamento
+...", "Queria confirmar a vigência ..."); without one either (a keyword query), every segment asks. A term that
+only the other segments hold weighs ``CONTEXT_SHARE`` of its IDF in grading
 (coverage, strips, the near-miss measure); retrieval reads the whole question.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from lakehouse.text import fold
 from models.analysis import analyze, analyze_query
@@ -52,13 +55,47 @@ def _opens(segment: str, asking: tuple[str, ...]) -> bool:
     return any(" ".join(words[:len(a.split())]) == a for a in asking)
 
 
+def _request_at(segment: str, requests: tuple[str, ...]) -> int | None:
+    """Where in ``segment`` a phrase making it a request starts ("... e preciso do valor ..."), else None."""
+    words = [(m.start(), fold(m.group(0).lower())) for m in _WORD.finditer(segment)]
+    folded = [w for _, w in words]
+    for i in range(len(words)):
+        if any(folded[i:i + len(r)] == r for r in _request_words(requests)):
+            return words[i][0]
+    return None
+
+
+@cache
+def _request_words(requests: tuple[str, ...]) -> tuple[list[str], ...]:
+    return tuple(_WORD.findall(r) for r in requests)
+
+
+def _requests(segments: list[str], language: str) -> list[tuple[str, bool]]:
+    """Segments none of which asks, cut where a request phrase starts: the request asks, the rest does not."""
+    requests = lexicon(language).requests if language in ("pt", "en") else ()
+    out: list[tuple[str, bool]] = []
+    for s in segments:
+        at = _request_at(s, requests)
+        if at is None:
+            out.append((s, False))
+        elif not s[:at].strip(" ,"):
+            out.append((s, True))
+        else:
+            out += [(s[:at].rstrip(" ,"), False), (s[at:], True)]
+    return out
+
+
 def asking_segments(question: str, language: str) -> list[tuple[str, bool]]:
     """The question's segments, each with whether it asks (see the module's docstring)."""
     asking = lexicon(language).asking if language in ("pt", "en") else ()
     segments = _segments(question, asking)
     marks = [s.rstrip().endswith("?") or _opens(s, asking) for s in segments]
-    if not any(marks):
-        marks = [True] * len(segments)
+    if not any(marks):  # a request told as a statement ("Preciso saber ..."), else every segment asks
+        requested = _requests(segments, language)
+        if any(asks for _, asks in requested):
+            segments, marks = [s for s, _ in requested], [asks for _, asks in requested]
+        else:
+            marks = [True] * len(segments)
     # a parenthesis right after an ask qualifies it ("E para o contrato de hospedagem? (valor mensal)": the slot a
     # follow-up keeps from the earlier question, ``rewrite``)
     for i in range(1, len(segments)):

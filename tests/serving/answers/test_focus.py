@@ -34,6 +34,25 @@ def test_the_situation_and_the_ask_are_told_apart_in_both_languages():
     assert focus.factors("Me manda o prazo de prestação de contas da viagem.", "pt") == {}
 
 
+def test_a_request_told_as_a_statement_asks_from_the_phrase_that_makes_it_one():
+    """No question mark and no question word: "Preciso saber ...", "I need to know ..." make a statement ask; the
+    situation before the phrase weighs as situation, and the kind of fact asked is read from the request."""
+    told = ("Esqueci meu notebook no táxi ontem e estou preocupado. Preciso saber em quantas horas a perda de um "
+            "dispositivo tem de ser comunicada ao service desk.")
+    segments = focus.asking_segments(told, "pt")
+    assert [asks for _, asks in segments] == [False, True] and segments[1][0].startswith("Preciso saber")
+    inside = focus.asking_segments("Estou fechando o orçamento de TI e preciso do valor mensal do contrato.", "pt")
+    assert inside == [("Estou fechando o orçamento de TI e", False), ("preciso do valor mensal do contrato.", True)]
+    share = focus.factors(told, "pt")
+    assert {t for t in analyze("notebook táxi", "pt")} <= share.keys() and not share.keys() & set(analyze(
+        "dispositivo comunicada", "pt"))
+    en = focus.asking_segments("I left my laptop in a taxi. I need to know how fast I must report it.", "en")
+    assert [a for _, a in en] == [False, True]
+    # a question mark or a question word still decides, and a request with no situation asks with every word
+    assert [a for _, a in focus.asking_segments("Preciso saber uma coisa. Qual é o prazo?", "pt")] == [False, True]
+    assert focus.factors("Preciso saber o prazo de prestação de contas da viagem.", "pt") == {}
+
+
 def test_a_parenthesis_after_the_ask_is_part_of_it():
     # a follow-up keeps the earlier question's slot in parentheses ("(valor mensal)"): it is what is asked
     assert focus.asking_segments("E para o contrato de hospedagem em nuvem? (valor mensal)", "pt") == [
