@@ -263,7 +263,10 @@ def completing(req: Request, n: int, strip: Strip, picked: list[tuple[int, Strip
             or any(m == n and other.position == j for m, other in picked):
         return ""
     unit = _unflagged_unit(req, n, j)
-    return f" {unit}" if unit and held_terms(q, terms(unit, q.language)) & lacking else ""
+    # a word, not a number: a year or a count shared with the question is no sign the sentence continues the answer
+    # ("... 3 casos ... em agosto." then "A próxima reunião ocorre em 15 de setembro de 2025.")
+    gain = {t for t in held_terms(q, terms(unit, q.language)) & lacking if any(c.isalpha() for c in t)} if unit else ()
+    return f" {unit}" if gain else ""
 
 
 def _unflagged_unit(req: Request, n: int, position: int) -> str | None:
