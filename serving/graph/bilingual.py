@@ -74,6 +74,13 @@ def known(term: str) -> bool:
     return any(term in table for table in _bridges().values())
 
 
+def listed(word: str) -> bool:
+    """Is ``word``, as written (case and accents aside), a word of the glossary, in either language ("crianças",
+    "kilometre"; "verifica" is not, though its stem is "verificar"'s)?"""
+    folded = fold(word.lower())
+    return any(folded in table for table in _by_word().values())
+
+
 def translate(question: str, language: str) -> str:
     """The question's translatable terms as a query in the other language ("" when none translates)."""
     table = _bridges(words=True).get(language, {})

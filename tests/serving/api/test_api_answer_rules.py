@@ -109,3 +109,25 @@ def test_a_name_that_opens_with_a_function_word_is_not_refused_for_it(api):
     answer = _ask(api, "Qual é o valor mensal do contrato de limpeza com a The Higiplus?",
                   Caller("t", frozenset({"public", "compras"})))
     assert not any(w.startswith("no readable document contains") for w in answer.warnings), answer.warnings
+
+
+def test_a_word_no_document_writes_in_either_language_makes_the_question_a_near_miss(api):
+    # the stroke protocol writes the adult dose and never "gestante" nor "pregnant": it cannot state theirs
+    public = Caller("t", frozenset({"public"}))
+    answer = _ask(api, "Qual é a dose de alteplase para gestantes com AVC isquêmico?", public)
+    assert answer.status == "not_found" and "Acidente Vascular Cerebral" in answer.answer, answer.answer
+    english = _ask(api, "What alteplase dose is given to pregnant women with ischaemic stroke?", public)
+    assert english.status == "not_found" and "0,9 mg/kg" not in english.answer, english.answer
+    control = _ask(api, "Qual é a dose de alteplase no AVC isquêmico?", public)
+    assert control.status == "answered" and "0,9 mg/kg" in control.answer, control.answer
+
+
+@pytest.mark.parametrize(("question", "groups", "expected"), [
+    # "porcentagem" asks for a share, which a strip stating one holds
+    ("Qual a porcentagem de adesão à higiene das mãos exigida?", {"public"}, "85%"),
+    # "total" is held inside "totalizando"
+    ("Qual o valor total mensal do contrato de limpeza?", {"public", "compras"}, "R$ 86.400,00"),
+])
+def test_a_word_the_passage_holds_another_way_is_no_near_miss(api, question, groups, expected):
+    answer = _ask(api, question, Caller("t", frozenset(groups)))
+    assert answer.status == "answered" and expected in answer.answer, answer.answer
