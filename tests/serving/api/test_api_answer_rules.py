@@ -131,3 +131,12 @@ def test_a_word_no_document_writes_in_either_language_makes_the_question_a_near_
 def test_a_word_the_passage_holds_another_way_is_no_near_miss(api, question, groups, expected):
     answer = _ask(api, question, Caller("t", frozenset(groups)))
     assert answer.status == "answered" and expected in answer.answer, answer.answer
+
+
+def test_the_parts_of_a_question_about_one_subject_are_answered_from_its_passage(api):
+    # 5.2 states the dose, 5.1 of the same passage the time window; another passage's sentence about symptom
+    # onset (the neurologist's assessment) holds the words of the second part but not its answer
+    answer = _ask(api, "Qual é a dose da alteplase para trombólise e até quando ela pode ser feita depois do início "
+                       "dos sintomas?", Caller("t", frozenset({"public"})))
+    assert answer.status == "answered" and "0,9 mg/kg" in answer.answer and "4,5 horas" in answer.answer, \
+        answer.answer
