@@ -39,7 +39,10 @@ def _graded(question: str, items: dict[int, tuple[str, str, str, float]], langua
                 strips.append(Strip(sentence, i, len(held) / len(weights), frozenset(held)))
         missing = [q.surface.get(t, t) for t in weights if t not in held_all]
         grades[n] = Grade(label, score, "", strips if label != INCORRECT else [], missing)
-    engine = SimpleNamespace(coded={}, families={}, rows={}, injection=None)  # no sentence flagged
+    # no sentence flagged; the corpus is these items (how many hold a term, for the words no document writes)
+    corpus = [terms(f"{title} {text}", language) for title, text, _, _ in items.values()]
+    relevance = SimpleNamespace(df=lambda term: sum(term in held for held in corpus))
+    engine = SimpleNamespace(coded={}, families={}, rows={}, injection=None, relevance=relevance)
     request = Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5)  # type: ignore[arg-type]
     return synthesis.Graded(question, language, "basic", retrieved, weights, None, request)
 
