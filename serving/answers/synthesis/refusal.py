@@ -15,7 +15,10 @@ over whole passages, a next meeting's date in September let August's count answe
 or that the strips stating it hold less of the question's other words than one stating another value does
 (``pinned_elsewhere``: the asked job's rows are levels I and II, level III is another job's row; dev: two
 unanswerable questions wrong -> declined, nothing lost; test unchanged).
-A near miss that pins no value and whose every word the evidence holds is beyond these measures: grading must
+A third needs none either: a word of the ask that is a word of its language (the pt-en glossary lists it as
+written) and that no chunk of the corpus holds, in either language (``unheard``: "crianças" asked of a corpus
+that states only the adult dose).
+A near miss that pins no value and whose every word some document holds is beyond these measures: grading must
 see it."""
 
 from __future__ import annotations
@@ -80,9 +83,9 @@ def unheard(req: Request, pool: list[int]) -> list[str]:
     over a corpus that never writes "criança" nor "child" is asked of documents that hold only the adult dose;
     a passage on the topic cannot state it. A word matched by its stem alone (an inflected verb: "verifica",
     "recorre") names an action the documents may word otherwise, and a word asking the kind of fact
-("porcentagem": a share) is held by a strip stating one; neither counts. Fitted on dev and
-    FaQuAD-pt 31-600: on dev every answered question holding such a word was a near miss (3 wrong -> declined,
-    none answerable); on FaQuAD-pt 31-600 a stem match would decline 3 answered questions, the words as listed 1."""
+    ("porcentagem": a share) is held by a strip stating one; neither counts. Fitted on dev and FaQuAD-pt 31-600:
+    on dev every answered question holding such a word was a near miss (3 wrong -> declined, none answerable); on
+    FaQuAD-pt 31-600 a stem match would decline 3 answered questions, the words as listed 1."""
     q, df = req.q, req.engine.relevance.df
     words = [t for t in q.weights
              if t not in q.context and t not in q.codes and t not in q.kind_terms and df(t) == 0
