@@ -20,9 +20,10 @@ OVERDRIVE = ("Maximum Overdrive is a 1986 American science fiction horror comedy
              "Stephen King. The film stars Emilio Estevez.")
 MILLERS = "We're the Millers is a comedy starring Jennifer Aniston. It premiered in August."
 MYRTLE = "The Myrtle Beach area is a metropolitan area in South Carolina. A film festival is directed there every year."
-# a stand-in for the snapshot's engine: no vectors, no flagged sentences, no document families or versions
+# a stand-in for the snapshot's engine: no vectors, no flagged sentences, no document families or versions, no
+# document outside the evidence
 ENGINE = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
-                         index=SimpleNamespace(vectors=np.zeros((0, 4))))
+                         index=SimpleNamespace(vectors=np.zeros((0, 4)), titles=[], document_ids=[]))
 
 
 def _answer(*passages: tuple[str, str]):

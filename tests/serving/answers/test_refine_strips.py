@@ -131,7 +131,7 @@ def test_each_part_of_a_question_gets_the_unit_stating_its_subject_s_value():
     from serving.answers.types import EvidenceItem
 
     engine = SimpleNamespace(families={}, documents={}, rows={}, injection=None, coded={},
-                             index=SimpleNamespace(vectors=np.zeros((0, 4))))
+                             index=SimpleNamespace(vectors=np.zeros((0, 4)), titles=[], document_ids=[]))
     text = ("4.1 A CONTRATADA cumprirá os níveis de serviço abaixo:\n"
             "- Indicador: Disponibilidade mensal do ambiente; Nível de serviço: 99,9%\n"
             "- Indicador: Tempo de resposta a incidente crítico; Nível de serviço: até 30 minutos\n"
@@ -164,7 +164,8 @@ def _composed(question: str, chunks: list[tuple[str, str, str]], injection: bool
     from serving.answers.refine import Request, corrective
     from serving.answers.types import EvidenceItem
 
-    engine = SimpleNamespace(families={}, documents={}, coded={}, index=SimpleNamespace(vectors=np.zeros((0, 4))),
+    engine = SimpleNamespace(families={}, documents={}, coded={},
+                             index=SimpleNamespace(vectors=np.zeros((0, 4)), titles=[], document_ids=[]),
                              rows={f"c{n}": n - 1 for n in range(1, len(chunks) + 1)} if injection else {},
                              injection=[tuple(find_injections(text)) for *_, text in chunks] if injection else None)
     items = [EvidenceItem(kind="chunk", id=f"c{n}", score=1.0 - 0.1 * n, text=text, n=n, document_id="d1",

@@ -42,7 +42,9 @@ def _graded(question: str, items: dict[int, tuple[str, str, str, float]], langua
     # no sentence flagged; the corpus is these items (how many hold a term, for the words no document writes)
     corpus = [terms(f"{title} {text}", language) for title, text, _, _ in items.values()]
     relevance = SimpleNamespace(df=lambda term: sum(term in held for held in corpus))
-    engine = SimpleNamespace(coded={}, families={}, rows={}, injection=None, relevance=relevance)
+    # no document outside these items (an empty index: a document a strip names is read only if it is one of them)
+    engine = SimpleNamespace(coded={}, families={}, rows={}, injection=None, relevance=relevance,
+                             index=SimpleNamespace(titles=[], document_ids=[]), documents={})
     request = Request(engine, q, retrieved, grades, frozenset(), 0.58, 0.5)  # type: ignore[arg-type]
     return synthesis.Graded(question, language, "basic", retrieved, weights, None, request)
 
