@@ -15,6 +15,7 @@ import numpy as np
 
 from models.analysis import analyze, detect_language
 from models.lexicon import lexicon
+from serving.answers import focus
 from serving.answers.modes.base import ModeRequest, Retrieved, add_chunk, add_page, retrieval_filters
 from serving.answers.relevance import terms
 from serving.graph import bilingual
@@ -69,16 +70,17 @@ def _across(request: ModeRequest, retriever, native: list[int] | None = None) ->
     hits = retriever.search(query, request.groups, retrieval_filters(request.filters), CANDIDATES,
                             replace(engine.config, method="bm25", rerank=False, pages_weight=0.0))
     rows = [h.row for h in hits if h.row >= 0]
-    if larger:
-        rows = _holds_more(request, rows, native or [], language, other)
-    if not rows:
+    held = _holds_more(request, rows, native or [], language, other) if larger else {r: 0.0 for r in rows}
+    if not held:
         return []
+    rows = list(held)
     cosines = vectors[np.asarray(rows)] @ np.asarray(request.vector, dtype=vectors.dtype)
-    return sorted(zip(rows, map(float, cosines), strict=True), key=lambda p: -p[1])
+    # the share of the question a passage holds first, the encoder's similarity (weak across languages) after
+    return sorted(zip(rows, map(float, cosines), strict=True), key=lambda p: (-held[p[0]], -p[1]))
 
 
 def _holds_more(request: ModeRequest, rows: list[int], native: list[int], language: str,
-                other: str) -> list[int]:
+                other: str) -> dict[int, float]:
     """The ``rows`` (other language) whose text holds, through the question's translations, a larger share of
     its IDF-weighted terms than any ``native`` chunk holds of them in its own words, and every word of it the
     glossary does not translate ("nuvemsul": an English remote-work allowance does not answer what NuvemSul is
@@ -86,24 +88,28 @@ def _holds_more(request: ModeRequest, rows: list[int], native: list[int], langua
     passage that answers a colloquial question ("roubaram meu celular corporativo" and "lost or stolen
     devices")."""
     engine, ix = request.engine, request.engine.index
-    weights = engine.relevance.weights(request.question, language)
+    # the words of the situation around the ask weigh less, as grading weighs them (``focus``): a long question
+    # telling its story in the corpus's words must not outweigh the other language's passage that answers it
+    around = focus.factors(request.question, language, engine.relevance.spelled)
+    weights = {t: w * around.get(t, 1.0) for t, w in engine.relevance.weights(request.question, language).items()}
     total = fsum(weights.values())
     if not total:
-        return []
+        return {}
     translations = bilingual.bridge(list(weights), language)
     # a word with no translation is a name, a code or a word both languages write ("service desk"); the words
     # that open an ask ("quantas") aside, the passage must hold it as written
     asking = {t for w in lexicon(language).asking for t in analyze(w, language)}
-    untranslated = [t for t in weights if translations.get(t, frozenset({t})) == {t} and t not in asking]
+    untranslated = [t for t in weights if translations.get(t, frozenset({t})) == {t} and t not in asking
+                    and t not in around]  # (the ask's own words: the story around it names nothing the passage holds)
 
     def share(held: set[str]) -> float:
         return fsum(weights[t] for t in held) / total
     best = max((share({t for t in weights if t in terms(ix.texts[r], language)}) for r in native), default=0.0)
-    out = []
+    out: dict[int, float] = {}
     for r in rows:
         text = ix.texts[r]
         found = terms(text, other) | terms(text, language)
-        if share({t for t in weights if translations.get(t, frozenset({t})) & found}) > best and all(
-                t in found for t in untranslated):
-            out.append(r)
+        held = share({t for t in weights if translations.get(t, frozenset({t})) & found})
+        if held > best and all(t in found for t in untranslated):
+            out[r] = round(held, 6)
     return out

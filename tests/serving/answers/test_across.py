@@ -81,3 +81,11 @@ def test_a_name_the_other_language_passage_lacks_keeps_it_out(engine):
     # "paga todo mes" finds the English allowance through the glossary, but it says nothing of NuvemSul
     texts = _evidence(engine, "qual o valor que o hospital paga todo mes para a nuvemsul")
     assert not any("allowance" in t for t in texts)
+
+
+def test_a_question_telling_its_story_first_still_reaches_the_other_language_passage(engine):
+    # the story around the ask ("ontem", "ônibus", "preocupado": words no glossary translates) is no name the
+    # passage must hold, and weighs less than the ask, as grading weighs it
+    texts = _evidence(engine, "Esqueci o celular do trabalho no ônibus ontem e estou bem preocupado com isso. "
+                              "Em quantas horas a perda do dispositivo tem de ser comunicada ao service desk?")
+    assert any("Lost or stolen devices" in t for t in texts)
