@@ -29,6 +29,7 @@ from math import fsum
 from lakehouse.text import fold
 from models.analysis import LANGUAGES
 from serving.answers import constraints
+from serving.answers.bridges import names, title_name
 from serving.answers.compose import Draft
 from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, held_terms
 from serving.answers.refine import KEEP_SHARE, Request
@@ -137,11 +138,22 @@ def quoted(req: Request, pool: list[int]) -> list[str]:
 
 def pool_of(req: Request) -> list[int]:
     """The items an answer would be composed from: the ``correct`` ones, else the ``ambiguous`` ones; for a
-    question of several parts, both (each part may be answered by an item of its own)."""
+    question of several parts, both (each part may be answered by an item of its own). A question that names
+    two or more documents of the evidence by their titles (a comparison: "which was founded first, X or Y?")
+    is answered from each: the best usable item of each named document joins the pool."""
     ranked = sorted(req.grades, key=lambda n: -req.grades[n].score)
     correct = [n for n in ranked if req.grades[n].grade == CORRECT]
     ambiguous = [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
-    return correct + ambiguous if req.q.parts else correct or ambiguous
+    pool = correct + ambiguous if req.q.parts else correct or ambiguous
+    named: dict[str, int] = {}
+    for n in ranked:
+        item = req.item(n)
+        if item.kind == "chunk" and req.grades[n].grade in (CORRECT, AMBIGUOUS) \
+                and (name := title_name(item.title or "")) and names(req.q.text, name):
+            named.setdefault(item.document_id or item.id, n)
+    if len(named) >= 2 and set(named.values()) & set(pool):
+        pool += [n for n in named.values() if n not in pool]
+    return pool
 
 
 def where_to_look(req: Request, pool: list[int], language: str) -> Draft:

@@ -149,3 +149,17 @@ def test_a_level_stated_only_by_rows_of_other_jobs_does_not_answer_the_pinned_qu
     other = synthesis.build("rules").draft(_graded("Qual a faixa salarial de Enfermeiro Especialista nível III?",
                                                    items))
     assert other.status == "answered" and "7.200,00" in other.text
+
+
+def test_a_question_comparing_two_named_documents_is_answered_from_both_not_refused():
+    # each document holds its own name and fact: neither alone covers the question, both together do
+    question = "Which was founded first, Harbor Light Brewing or Tidewater Brewery?"
+    items = {1: ("Harbor Light Brewing", "Harbor Light Brewing is an American brewing company founded in 1988. Its "
+                 "first beer was an amber ale.", CORRECT, 0.8),
+             2: ("Tidewater Brewery", "Tidewater Brewery is a brewery founded in 1991 in Salem.", AMBIGUOUS, 0.55)}
+    idf = {"harbor": 3.0, "light": 3.0, "brew": 1.0, "tidewat": 6.0, "breweri": 2.0, "found": 1.0, "first": 1.0}
+    draft = synthesis.build("rules").draft(_graded(question, items, "en", idf))
+    assert draft.status != "not_found" and "1988" in draft.text and "1991" in draft.text
+    # one of the two documents named: the other's fact is nowhere, the refusal names where to look
+    alone = {1: items[1], 2: ("Brewing in Salem", "Salem has several breweries founded since 1991.", AMBIGUOUS, 0.55)}
+    assert synthesis.build("rules").draft(_graded(question, alone, "en", idf)).status == "not_found"
