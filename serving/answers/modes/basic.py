@@ -52,8 +52,9 @@ class Basic:
 
 def _across(request: ModeRequest, retriever, native: list[int] | None = None) -> list[tuple[int, float]]:
     """The chunks of the other language that the question's words, translated (``bilingual.translate``),
-    find by BM25, ordered by the encoder's similarity to the question. For a question in the corpus's larger
-    language, only those that hold more of it than every chunk found in its own language (``_holds_more``)."""
+    find by BM25, ordered by the share of the question they hold through the translations, then by the encoder's
+    similarity (weak across languages). For a question in the corpus's larger language, only those that hold
+    more of it than every chunk found in its own language (``_holds_more``)."""
     engine = request.engine
     language = detect_language(request.question)
     other = bilingual.OTHER.get(language)
@@ -70,7 +71,7 @@ def _across(request: ModeRequest, retriever, native: list[int] | None = None) ->
     hits = retriever.search(query, request.groups, retrieval_filters(request.filters), CANDIDATES,
                             replace(engine.config, method="bm25", rerank=False, pages_weight=0.0))
     rows = [h.row for h in hits if h.row >= 0]
-    held = _holds_more(request, rows, native or [], language, other) if larger else {r: 0.0 for r in rows}
+    held = _holds_more(request, rows, native or [], language, other, filtered=larger)
     if not held:
         return []
     rows = list(held)
@@ -80,7 +81,7 @@ def _across(request: ModeRequest, retriever, native: list[int] | None = None) ->
 
 
 def _holds_more(request: ModeRequest, rows: list[int], native: list[int], language: str,
-                other: str) -> dict[int, float]:
+                other: str, filtered: bool = True) -> dict[int, float]:
     """The ``rows`` (other language) whose text holds, through the question's translations, a larger share of
     its IDF-weighted terms than any ``native`` chunk holds of them in its own words, and every word of it the
     glossary does not translate ("nuvemsul": an English remote-work allowance does not answer what NuvemSul is
@@ -110,6 +111,6 @@ def _holds_more(request: ModeRequest, rows: list[int], native: list[int], langua
         text = ix.texts[r]
         found = terms(text, other) | terms(text, language)
         held = share({t for t in weights if translations.get(t, frozenset({t})) & found})
-        if held > best and all(t in found for t in untranslated):
+        if not filtered or held > best and all(t in found for t in untranslated):
             out[r] = round(held, 6)
     return out

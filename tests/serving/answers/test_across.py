@@ -89,3 +89,20 @@ def test_a_question_telling_its_story_first_still_reaches_the_other_language_pas
     texts = _evidence(engine, "Esqueci o celular do trabalho no ônibus ontem e estou bem preocupado com isso. "
                               "Em quantas horas a perda do dispositivo tem de ser comunicada ao service desk?")
     assert any("Lost or stolen devices" in t for t in texts)
+
+
+def _across(engine, question: str) -> list[str]:
+    from serving.answers import modes
+    from serving.answers.modes.basic import _across
+
+    request = modes.ModeRequest(engine, question, frozenset({"public"}), top_k=3, vector=engine.embed(question))
+    return [engine.index.texts[row] for row, _ in _across(request, engine.retriever())]
+
+
+def test_a_question_in_the_smaller_language_gets_first_the_passage_holding_most_of_it(engine):
+    # the encoder ranks passages in the other language weakly: the one that holds most of the question through
+    # its translations comes first, whatever its similarity
+    assert "As férias devem ser solicitadas" in _across(
+        engine, "How many days in advance must vacation be requested from the manager?")[0]
+    assert "2.1 A prestação de contas" in _across(
+        engine, "Within how many days must travel expenses be reported after the trip?")[0]
