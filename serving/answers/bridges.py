@@ -30,7 +30,7 @@ from math import fsum
 from typing import TYPE_CHECKING
 
 from models.injection import overlaps
-from serving.answers.grading import INCORRECT, Grade, Strip, grade_item, held_terms
+from serving.answers.grading import INCORRECT, Grade, Question, Strip, grade_item, held_terms
 from serving.answers.modes.base import add_chunk
 from serving.answers.relevance import terms
 from serving.answers.sentences import split_units
@@ -59,6 +59,13 @@ def title_name(title: str) -> str | None:
 def names(text: str, name: str) -> bool:
     """Does ``text`` name ``name`` as written (case and whole words)?"""
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+def narrowed(q: Question, rest: dict[str, float]) -> Question:
+    """``q`` asking only ``rest``, what the quoted strips leave open: its codes, the terms its asked kind covers
+    and the terms a stated pattern covers (``Question.covers``: "máximo" by a stated maximum) kept to those."""
+    return replace(q, weights=rest, codes=tuple(c for c in q.codes if c in rest), kind_terms=q.kind_terms & rest.keys(),
+                   covers=tuple((said & rest.keys(), states) for said, states in q.covers if said & rest.keys()))
 
 
 def _best(grade: Grade, covered: set[str]) -> list[Strip]:
@@ -102,9 +109,8 @@ def bridged(req: Request, picked: list[tuple[int, Strip]], skip: set[str], is_fo
             continue
         grade = req.grades[n]
         if grade.grade == INCORRECT and rest:  # graded for what the quoted strips leave open
-            sub = replace(req.q, weights=rest, codes=tuple(c for c in req.q.codes if c in rest),
-                          kind_terms=req.q.kind_terms & rest.keys())
-            grade = grade_item(req.engine, sub, item, _source(req, n), req.correct_at, req.ambiguous_at)
+            grade = grade_item(req.engine, narrowed(req.q, rest), item, _source(req, n), req.correct_at,
+                               req.ambiguous_at)
             if grade.grade != INCORRECT:
                 item.grade_reason = f"named by a quoted passage; {grade.reason}"
         strips = _best(grade, covered) if grade.grade != INCORRECT else []
@@ -159,8 +165,7 @@ def _add_named(req: Request, text: str, quoted: set[str | None], families: set[s
         return
     engine = req.engine
     held = {e.document_id for e in req.retrieved.evidence}
-    sub = replace(req.q, weights=rest, codes=tuple(c for c in req.q.codes if c in rest),
-                  kind_terms=req.q.kind_terms & rest.keys())
+    sub = narrowed(req.q, rest)
     added = tried = 0
     for document in named_documents(engine.index, text):
         if added >= MAX_BRIDGES or tried >= 2 * MAX_BRIDGES:  # a strip listing many names costs a bounded read

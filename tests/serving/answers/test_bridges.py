@@ -106,3 +106,18 @@ def test_a_question_naming_two_documents_quotes_each():
     retrieved = Retrieved("basic", evidence=evidence, ids={e.id: e.n for e in evidence})
     draft = corrective(Request(ENGINE, q, retrieved, grades, frozenset(), 0.58, 0.5), "en", None)
     assert "2006" in draft.text and "1997" in draft.text and "Satin" not in draft.text
+
+
+def test_the_second_hop_is_graded_for_what_is_left_when_a_stated_bound_already_answered_a_word():
+    # "maximum" is covered by a strip stating "up to ..." (``Question.covers``): once the quoted strip holds it,
+    # the named document is graded for the rest, and a sentence of it stating another bound is no error
+    from serving.answers.bridges import narrowed
+    from serving.answers.grading import grade
+
+    question = "What is the maximum dose of the drug that the protocol names, and who approved it?"
+    q = Question.of(question, "en", {t: 1.0 for t in dict.fromkeys(analyze(question, "en"))})
+    bound = {t for said, _ in q.covers for t in said}
+    assert bound  # "maximum"
+    rest = {t: w for t, w in q.weights.items() if t in set(analyze("approved", "en")) - bound}
+    g = grade(narrowed(q, rest), "It was approved by the board. Doses go up to 90 mg.", "Alteplase", None)
+    assert g.grade != "incorrect" and all(t in rest for s in g.strips for t in s.held)
