@@ -55,7 +55,8 @@ _PT_SUFFIXES = (("coes", "ção"), ("cao", "ção"), ("oes", "ão"), ("ao", "ão
                 ("encia", "ência"), ("ancias", "âncias"), ("ancia", "ância"), ("aveis", "áveis"),
                 ("avel", "ável"), ("iveis", "íveis"), ("ivel", "ível"))
 # a whole word of a question: not part of a code ("CT-2024", "n.º", "13.709/2018")
-_QUESTION_WORD = re.compile(r"(?<![\w\-./º°§$])[^\W\d_]+(?!\w|[-/º°]|\.\w)")
+# a word as typed, with its contraction ("who's", "don't": the lexicon lists them without the apostrophe)
+_QUESTION_WORD = re.compile(r"(?<![\w\-./º°§$])[^\W\d_]+(?:['’][^\W\d_]+)?(?!\w|[-/º°]|\.\w)")
 _WORD_CACHE_LIMIT = 500_000
 _word_cache: dict[str, dict[str, str | None]] = {"pt": {}, "en": {}}
 
@@ -190,7 +191,7 @@ def _written_out(text: str, language: str, fillers: bool = True) -> str:
 
     def one(m: re.Match[str]) -> str:
         word = m.group(0)
-        key = fold(word.lower())
+        key = fold(word.lower()).replace("'", "").replace("’", "")
         if fillers and key in table.fillers:
             return " "
         # an abbreviation as typed (lower case, or capitalised at the start); "C" or "PRA" stay themselves

@@ -3,7 +3,7 @@ before composing:
 
 - a passage that restates another document (it names its title, as a FAQ quoting the policy) is replaced by
   that document's own passage, read by the caller and graded like the rest: the primary is cited
-  (``primaries``);
+  (``primaries``), unless it holds words of the question that the document's own passage does not;
 - when the evidence holds several versions of one document, the current one (or the one the question names)
   answers, and each other version is named as superseded (``split_versions``).
 """
@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 from serving.answers import cards
 from serving.answers.engine import Engine
-from serving.answers.grading import INCORRECT, Grade, Question, grade_item
+from serving.answers.grading import INCORRECT, Grade, Question, grade_item, held_terms
 from serving.answers.intent import doc_types_of
 from serving.answers.modes import Retrieved
 from serving.answers.modes.base import add_chunk
+from serving.answers.relevance import terms
 from serving.answers.types import EvidenceItem
 from serving.answers.versions import archived, asked_version, family, named, number
 from serving.search.index import PUBLIC
@@ -97,8 +98,19 @@ def primaries(req: Request, chosen: list[int]) -> list[int]:
                if not _form(req.engine, d)]
         primary = req.current_of([d for d in ids if d != item.document_id]) if ids else None
         m = req.source_of(primary) if primary else None
-        out.append(m if m is not None else n)
+        out.append(m if m is not None and not _says_more(req, n, m) else n)
     return list(dict.fromkeys(out))
+
+
+def _says_more(req: Request, n: int, m: int) -> bool:
+    """Do the strips of source ``n`` hold words of the question's ask that the passage ``m`` of the document it
+    names does not hold anywhere (the situation around the ask aside)? Then it states more than a restatement of
+    that document (the minutes of the meeting that approved a policy name the policy and hold the meeting asked
+    about): it keeps its place."""
+    primary = req.item(m)
+    theirs = held_terms(req.q, terms(f"{primary.title or ''} {primary.section or ''} {primary.text}", req.q.language))
+    # the words asking the kind of fact ("fornecedor", "prazo") are held by stating one, not by being written
+    return bool({t for s in req.grades[n].strips for t in s.held} - theirs - req.q.context - req.q.kind_terms)
 
 
 def _form(engine: Engine, document_id: str) -> bool:

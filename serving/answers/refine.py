@@ -18,10 +18,12 @@ from models.injection import overlaps
 from models.lexicon import lexicon
 from serving.answers import constraints, prompt
 from serving.answers.agentic.parts import split
+from serving.answers.asking import STATES, ask_of, resolve
 from serving.answers.bridges import bridged, with_reason
 from serving.answers.compose import Draft, refusal
 from serving.answers.evidence import (  # noqa: F401 - the composers' request and substitutions, re-exported
     FORM_TYPES,
+    MAX_ROWS,
     Request,
     _form,
     add_coded,
@@ -30,9 +32,11 @@ from serving.answers.evidence import (  # noqa: F401 - the composers' request an
     split_versions,
     version_name,
 )
-from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, held_terms
+from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, grade_item, held_terms
+from serving.answers.modes.base import add_chunk
 from serving.answers.relevance import terms
 from serving.answers.sentences import antecedents, clause_leads, names_back, paragraphs, split_units
+from serving.answers.slots import SLOTS
 from serving.answers.types import Filters
 from serving.answers.versions import asked_version, family
 
@@ -52,7 +56,7 @@ LABELS = {
 # the rule families of the composer, each switchable for the ablation on the test split and its rewordings
 # (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0013)
 FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason", "pinned", "valued",
-            "sections", "exceptions", "completing", "local_parts")
+            "sections", "exceptions", "completing", "local_parts", "kind_parts")
 ENABLED: set[str] = set(FAMILIES)
 
 
@@ -346,6 +350,56 @@ def _valued(req: Request, sources: list[int], picked: list[tuple[int, Strip]]) -
     return [(n, strip)]
 
 
+def _kind_parts(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """For a question of several parts, each part asking a kind of fact other than the question's own that no
+    quoted strip states (who the supplier is, beside the monthly value asked first): the unit of a quoted
+    document that states that kind, added beside the picked strips, cited. A slot of the document (its supplier,
+    its term: ``slots``) is stated once, so its first unit that states it answers; another kind of fact (a
+    deadline, a share) must also hold a word of its part. At most one unit per part, from at most ``MAX_ROWS``
+    chunks of each quoted document the caller may read."""
+    q, engine = req.q, req.engine
+    pieces = split(q.text)
+    if len(pieces) < 2 or not picked:
+        return []
+    documents = list(dict.fromkeys(d for n, _ in picked if (d := req.item(n).document_id)))
+    quoted = [s.text for _, s in picked]
+    out: list[tuple[int, Strip]] = []
+    for piece in pieces:
+        kind = ask_of(piece.text, q.language).kind
+        if kind is None or kind == q.asked or kind not in STATES:
+            continue
+        states = STATES[resolve(kind, quoted)]
+        if any(states.search(t) for t in quoted):
+            continue
+        own = {t: q.weights[t] for t in held_terms(q, terms(piece.text, q.language))
+               if t not in q.kind_terms and t not in q.context and t not in q.codes}
+        best: tuple[tuple[float, int, int, int], int, int, str] | None = None  # (rank, row, unit, text)
+        for d, document in enumerate(documents):
+            rows = [r for r in engine.documents.get(document, [])[:MAX_ROWS] if engine.row_readable(r, req.groups)]
+            for k, row in enumerate(rows):
+                flagged = engine.injection[row] if engine.injection else ()
+                for i, unit in enumerate(split_units(engine.index.texts[row])):
+                    if not states.search(unit) or overlaps(unit, flagged):
+                        continue
+                    weight = fsum(own[t] for t in held_terms(q, terms(unit, q.language)) & own.keys())
+                    rank = (weight, -d, -k, -i)  # the most of its part, then the first quoted document, in order
+                    if (weight > 0 or kind in SLOTS) and (best is None or rank > best[0]):
+                        best = (rank, row, i, unit)
+        if best is None:
+            continue
+        _, row, i, unit = best
+        n = req.retrieved.ids.get(engine.index.chunk_ids[row])
+        if n is None:
+            add_chunk(engine, req.retrieved, row, 0.0, {"added": "states a part of the question"})
+            n = len(req.retrieved.sources)
+            req.grades[n] = grade_item(engine, q, req.item(n), req.retrieved.sources[-1], req.correct_at,
+                                       req.ambiguous_at)
+        if not any(m == n and s.position == i for m, s in picked + out):
+            out.append((n, Strip(unit, i, 0.0, held_terms(q, terms(unit, q.language)))))
+            quoted.append(unit)
+    return out
+
+
 def _other_part(req: Request, ranked: list[int], picked: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
     """For a question of several parts, the best strip of an ``ambiguous`` item that covers a term of the
     question none of the ``picked`` strips holds (codes aside): a part answered by an item of its own that
@@ -380,6 +434,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
         picked += _other_part(req, ranked, picked)
         if "valued" in ENABLED:
             picked += _valued(req, main, picked)
+        if "kind_parts" in ENABLED:
+            picked += _kind_parts(req, picked)
     if "pinned" in ENABLED:
         picked = _pinned(req, main, picked)
     older_docs = {req.item(n).document_id or "" for n in older}

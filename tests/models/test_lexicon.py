@@ -34,6 +34,12 @@ def test_a_colloquial_question_is_read_as_portuguese() -> None:
     assert written_out("pra quem mando a nf", fillers=True)[0].split()[:1] == ["para"]
 
 
+def test_a_contraction_is_written_out_and_a_possessive_is_left_as_written() -> None:
+    assert written_out("who's the vendor on CT-2024-0203?", "en")[0] == "who is the vendor on CT-2024-0203?"
+    assert written_out("what’s the hospital's policy?", "en")[0] == "what is the hospital's policy?"
+    assert "hospit" in analyze_query("what's the hospital's policy?", "en")
+
+
 def test_codes_letters_and_documents_are_left_as_written() -> None:
     assert analyze_query("Anexo C do contrato nº 13", "pt") == analyze("Anexo C do contrato nº 13", "pt")
     assert "ct-2024-0187" in analyze_query("qto custa o CT-2024-0187?", "pt")

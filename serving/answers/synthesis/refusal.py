@@ -29,6 +29,8 @@ from math import fsum
 from lakehouse.text import fold
 from models.analysis import LANGUAGES
 from serving.answers import constraints
+from serving.answers.agentic.parts import split
+from serving.answers.asking import ask_of
 from serving.answers.bridges import names, title_name
 from serving.answers.compose import Draft
 from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, held_terms
@@ -88,8 +90,10 @@ def unheard(req: Request, pool: list[int]) -> list[str]:
     on dev every answered question holding such a word was a near miss (3 wrong -> declined, none answerable); on
     FaQuAD-pt 31-600 a stem match would decline 3 answered questions, the words as listed 1."""
     q, df = req.q, req.engine.relevance.df
+    # the words asking each part's kind of fact ("e quem é o fornecedor": a supplier) are held by stating one
+    asking = q.kind_terms | {t for part in split(q.text) for t in ask_of(part.text, q.language).terms}
     words = [t for t in q.weights
-             if t not in q.context and t not in q.codes and t not in q.kind_terms and df(t) == 0
+             if t not in q.context and t not in q.codes and t not in asking and df(t) == 0
              and bilingual.listed(q.surface.get(t, t)) and all(df(a) == 0 for a in q.synonyms.get(t, ()))]
     if not words:
         return []
