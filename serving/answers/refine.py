@@ -14,6 +14,7 @@ import re
 from math import fsum
 
 from lakehouse.text import fold
+from models.analysis import LANGUAGES
 from models.injection import overlaps
 from models.lexicon import lexicon
 from serving.answers import constraints, prompt
@@ -35,7 +36,7 @@ from serving.answers.evidence import (  # noqa: F401 - the composers' request an
 from serving.answers.grading import AMBIGUOUS, CORRECT, Strip, grade_item, held_terms
 from serving.answers.modes.base import add_chunk
 from serving.answers.relevance import terms
-from serving.answers.sentences import antecedents, clause_leads, names_back, paragraphs, split_units
+from serving.answers.sentences import antecedents, clause_leads, names_back, paragraphs, split_units, table_rows
 from serving.answers.slots import SLOTS
 from serving.answers.types import Filters
 from serving.answers.versions import asked_version, family
@@ -56,7 +57,7 @@ LABELS = {
 # the rule families of the composer, each switchable for the ablation on the test split and its rewordings
 # (``benchmarks/synthesis_fit.py --what ablate``); a family stays only where it helps there (docs/adr/0013)
 FAMILIES = ("one_value", "next_clauses", "primaries", "versions", "bridges", "reason", "pinned", "valued",
-            "sections", "exceptions", "completing", "local_parts", "kind_parts")
+            "sections", "exceptions", "completing", "local_parts", "kind_parts", "tables")
 ENABLED: set[str] = set(FAMILIES)
 
 
@@ -106,6 +107,51 @@ def _strips(req: Request, sources: list[int]) -> list[tuple[int, Strip]]:
 
 
 
+
+
+def _whole_tables(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
+    """For a question asking no kind of value (no amount, no deadline: "qual a ordem de coleta dos tubos?"), a
+    quoted table row that holds a word of the question by its table's column labels and none in its cells
+    ("Ordem: 1; Tubo (cor da tampa): Frascos de hemocultura; ...") stands for its table: the question asks what
+    the table lists, so the table's rows are quoted in its place, in order (a table of at most ``MAX_FOLLOW`` rows,
+    no row flagged, at least half of its other rows graded as addressing the question as well: grading's strips).
+    A row holding a word of the question in its cells ("o tubo de tampa azul", "a refeição do colaborador") answers
+    alone, and so does a row stating the one value a question asks for, or one the grade singles out."""
+    if req.q.asked is not None:
+        return picked
+    q = req.q
+    out: list[tuple[int, Strip]] = []
+    for n, s in picked:
+        item = req.item(n)
+        tables = table_rows(item.text)
+        if s.position >= len(tables) or tables[s.position] is None or any(m == n and t.position != s.position
+                                                                          and t.position in members_of(tables, s)
+                                                                          for m, t in out):
+            out.append((n, s))
+            continue
+        members = members_of(tables, s)
+        units = split_units(item.text)
+        row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
+        flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
+
+        def read(text: str) -> frozenset[str]:
+            return held_terms(q, frozenset().union(*(terms(text, lang) for lang in LANGUAGES)))
+        labels = read(" ".join(tables[s.position][1]))
+        cells = " ".join(c.split(": ", 1)[-1] for c in units[s.position].split("; "))
+        if not 2 <= len(members) <= MAX_FOLLOW or any(overlaps(units[i], flagged) for i in members) \
+                or not s.held & labels or read(cells) - labels \
+                or 2 * len(set(members) & {t.position for t in req.grades[n].strips} - {s.position}) < len(members) - 1:
+            out.append((n, s))
+            continue
+        out += [(n, s if i == s.position else Strip(units[i], i, s.score, s.held)) for i in members
+                if not any(m == n and t.position == i for m, t in out)]
+    return out
+
+
+def members_of(tables: tuple, strip: Strip) -> list[int]:
+    """The positions of the rows of ``strip``'s table (``sentences.table_rows``)."""
+    start = tables[strip.position][0]
+    return [i for i, t in enumerate(tables) if t is not None and t[0] == start]
 
 
 def _clause(req: Request, n: int, strip: Strip) -> str | None:
@@ -430,6 +476,8 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     picked = _strips(req, main)
     if not picked:
         return refusal(language)
+    if "tables" in ENABLED:
+        picked = _whole_tables(req, picked)
     if req.q.parts:
         picked += _other_part(req, ranked, picked)
         if "valued" in ENABLED:

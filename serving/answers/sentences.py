@@ -106,8 +106,14 @@ def names_back(sentence: str) -> bool:
 
 
 @lru_cache(maxsize=5_000)
+def table_rows(text: str) -> tuple[tuple[int, tuple[str, ...]] | None, ...]:
+    """For each unit of ``split_units(text)``, when it is a row of a table with a header ("Ordem: 1; Tubo (cor da
+    tampa): Azul-claro; ..."), the position of its table's first row and the table's column labels, else None."""
+    return _split(text)[4]
+
+
 def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[int | None, ...],
-                              tuple[int | None, ...]]:
+                              tuple[int | None, ...], tuple[tuple[int, tuple[str, ...]] | None, ...]]:
     lines = text.splitlines()
     if lines and lines[0].startswith("[") and lines[0].rstrip().endswith("]"):
         lines = lines[1:]
@@ -115,16 +121,19 @@ def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[in
     leads: list[str | None] = []
     before: list[int | None] = []
     para: list[int | None] = []
+    rows: list[tuple[int, tuple[str, ...]] | None] = []
     paragraph: list[str] = []
     header: list[str] | None = None
+    table: tuple[int, tuple[str, ...]] | None = None  # the table being read: its first row's unit, its labels
 
-    def add(sentences: list[str], prose: bool = False) -> None:
+    def add(sentences: list[str], prose: bool = False, row: tuple[int, tuple[str, ...]] | None = None) -> None:
         lead = sentences[0] if sentences and _CLAUSE.match(sentences[0]) else None
         start = len(units)
         units.extend(sentences)
         leads.extend([None] + [lead] * (len(sentences) - 1) if sentences else [])
         before.extend(start + j - 1 if prose and j and _points_back(u) else None for j, u in enumerate(sentences))
         para.extend([start if prose else None] * len(sentences))  # a paragraph is numbered by its first unit
+        rows.extend([row] * len(sentences))
 
     def flush() -> None:
         if paragraph:
@@ -140,10 +149,11 @@ def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[in
                 continue
             if header is None and _TABLE_RULE.match(following):
                 header = _cells(line)
+                table = (len(units), tuple(header))
                 continue
             cells = _cells(line)
             if header and len(header) == len(cells):
-                add(["; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)])
+                add(["; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)], row=table)
             else:
                 add([" | ".join(c for c in cells if c)])
             continue
@@ -159,7 +169,7 @@ def _split(text: str) -> tuple[tuple[str, ...], tuple[str | None, ...], tuple[in
     flush()
     short = tuple(u if len(u) <= MAX_UNIT else u[: MAX_UNIT - 1].rstrip() + "…" for u in units)
     return (short, tuple(lead if lead is None or len(lead) <= MAX_UNIT else lead[:MAX_UNIT] for lead in leads),
-            tuple(before), tuple(para))
+            tuple(before), tuple(para), tuple(rows))
 
 
 def best_units(units: list[Unit], scores: list[float], limit: int = 3, floor: float = 0.5) -> list[Unit]:
