@@ -397,8 +397,8 @@ def _valued(req: Request, sources: list[int], picked: list[tuple[int, Strip]]) -
 
 
 def _kind_parts(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int, Strip]]:
-    """For a question of several parts, each part asking a kind of fact other than the question's own that no
-    quoted strip states (who the supplier is, beside the monthly value asked first): the unit of a quoted
+    """For a question of several parts, each part asking a kind of fact that no quoted strip states (who the
+    supplier is, beside the monthly value asked first; the monthly value, beside the supplier): the unit of a quoted
     document that states that kind, added beside the picked strips, cited. A slot of the document (its supplier,
     its term: ``slots``) is stated once, so its first unit that states it answers; another kind of fact (a
     deadline, a share) must also hold a word of its part. At most one unit per part, from at most ``MAX_ROWS``
@@ -412,7 +412,7 @@ def _kind_parts(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int
     out: list[tuple[int, Strip]] = []
     for piece in pieces:
         kind = ask_of(piece.text, q.language).kind
-        if kind is None or kind == q.asked or kind not in STATES:
+        if kind is None or kind not in STATES:
             continue
         states = STATES[resolve(kind, quoted)]
         if any(states.search(t) for t in quoted):
@@ -427,7 +427,8 @@ def _kind_parts(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int
                 for i, unit in enumerate(split_units(engine.index.texts[row])):
                     if not states.search(unit) or overlaps(unit, flagged):
                         continue
-                    weight = fsum(own[t] for t in held_terms(q, terms(unit, q.language)) & own.keys())
+                    said = frozenset().union(*(terms(unit, lang) for lang in LANGUAGES))  # in either language
+                    weight = fsum(own[t] for t in held_terms(q, said) & own.keys())
                     rank = (weight, -d, -k, -i)  # the most of its part, then the first quoted document, in order
                     if (weight > 0 or kind in SLOTS) and (best is None or rank > best[0]):
                         best = (rank, row, i, unit)
