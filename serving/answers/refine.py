@@ -135,7 +135,7 @@ def _whole_tables(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[i
         flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
 
         def read(text: str) -> frozenset[str]:
-            return held_terms(q, frozenset().union(*(terms(text, lang) for lang in LANGUAGES)))
+            return held_terms(q, _either(text))
         labels = read(" ".join(tables[s.position][1]))
         cells = " ".join(c.split(": ", 1)[-1] for c in units[s.position].split("; "))
         if not 2 <= len(members) <= MAX_FOLLOW or any(overlaps(units[i], flagged) for i in members) \
@@ -340,6 +340,12 @@ _TOKEN = re.compile(r"[^\W_][\w,./%-]*")
 _LEAD = re.compile(r"\s*(?:[-*]\s*)?\d+(?:\.\d+)*\.?\s")  # a clause or item number ("4.2 ")
 
 
+def _either(text: str) -> frozenset[str]:
+    """The terms of ``text`` as either language analyses them (a question's translations, ``Question.synonyms``,
+    are terms of the other language's analysis)."""
+    return frozenset().union(*(terms(text, language) for language in LANGUAGES))
+
+
 def valued_terms(req: Request, text: str) -> frozenset[str]:
     """The question's terms that a number of ``text`` states a value of: each number (codes and the clause
     number aside) goes to the nearest word holding a term of the question ("desconto de 2%" -> desconto;
@@ -349,7 +355,7 @@ def valued_terms(req: Request, text: str) -> frozenset[str]:
     coded = set(q.codes) | {t for c in q.codes for t in c.split("-")}
     lead = _LEAD.match(text)
     words = _TOKEN.findall(text[lead.end():] if lead else text)
-    held = [held_terms(q, terms(w, q.language)) - coded for w in words]
+    held = [held_terms(q, _either(w)) - coded for w in words]  # a passage in the other language read in its own
     out: set[str] = set()
     for i, w in enumerate(words):
         if not _DIGIT.search(w) or terms(w, q.language) & coded:
@@ -387,7 +393,7 @@ def _valued(req: Request, sources: list[int], picked: list[tuple[int, Strip]]) -
                 continue
             gain = valued_terms(req, unit) & wanted
             if gain:
-                own = held_terms(q, terms(unit, q.language))
+                own = held_terms(q, _either(unit))
                 options.append((fsum(q.weights[t] for t in gain), fsum(q.weights.get(t, 0.0) for t in own), -i, n,
                                 Strip(unit, i, 0.0, own)))
     if not options:
@@ -427,8 +433,7 @@ def _kind_parts(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int
                 for i, unit in enumerate(split_units(engine.index.texts[row])):
                     if not states.search(unit) or overlaps(unit, flagged):
                         continue
-                    said = frozenset().union(*(terms(unit, lang) for lang in LANGUAGES))  # in either language
-                    weight = fsum(own[t] for t in held_terms(q, said) & own.keys())
+                    weight = fsum(own[t] for t in held_terms(q, _either(unit)) & own.keys())
                     rank = (weight, -d, -k, -i)  # the most of its part, then the first quoted document, in order
                     if (weight > 0 or kind in SLOTS) and (best is None or rank > best[0]):
                         best = (rank, row, i, unit)
@@ -442,7 +447,7 @@ def _kind_parts(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int
             req.grades[n] = grade_item(engine, q, req.item(n), req.retrieved.sources[-1], req.correct_at,
                                        req.ambiguous_at)
         if not any(m == n and s.position == i for m, s in picked + out):
-            out.append((n, Strip(unit, i, 0.0, held_terms(q, terms(unit, q.language)))))
+            out.append((n, Strip(unit, i, 0.0, held_terms(q, _either(unit)))))
             quoted.append(unit)
     return out
 
