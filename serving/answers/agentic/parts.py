@@ -40,9 +40,12 @@ from serving.answers.wording import language_of
 _STRONG = (r"qual|quais|quem|quant[oa]s?|com que|em quant[oa]s?|de quant[oa]s?|para quem|a quem|em que data|"
            r"what|which|who|whom|whose|how many|how long|how often|how much|within how")
 _ASK = rf"{_STRONG}|quando|onde|como|por que|when|where|how"
-# after "?", ";", ". ", " e ", " and ": any question word; after a bare comma only the unambiguous ones
-_SPLIT = re.compile(rf"(?:(?:\?|;|\.|,?\s+e|,?\s+and)\s+(?=(?:{_ASK})\b)|,\s+(?=(?:{_STRONG})\b))",
-                    re.IGNORECASE)
+# a preposition before a question word keeps it asking ("e até quando", "and up to when", "e em que reunião")
+_PREP = r"at[eé]|desde|a partir de|em|de|para|por|com|up to|until|since|from|by|in|for|at|on|to"
+# after "?", ";", ". ", " e ", " and ": any question word, or one after a preposition; after a bare comma only the
+# unambiguous ones
+_SPLIT = re.compile(rf"(?:(?:\?|;|\.|,?\s+e|,?\s+and)\s+(?=(?:{_ASK})\b|(?:{_PREP})\s+(?:{_ASK}|que)\b)"
+                    rf"|,\s+(?=(?:{_STRONG})\b))", re.IGNORECASE)
 _START = re.compile(rf"^\W*(?:{_ASK}|que|o que|a que)\b", re.IGNORECASE)
 _BACK = re.compile(r"\b(seu|sua|seus|suas|dele|dela|deles|delas|desse|dessa|deste|desta|esse|essa|este|esta|"
                    r"nele|nela|its|their|that|this|it|they|them)\b", re.IGNORECASE)

@@ -23,6 +23,11 @@ from serving.answers.relevance import terms
     # abbreviated question words, written out by the lexicon's data before the split
     ("qdo terminou a migração do prontuário pra nuvem e qual rto o contrato garante?", 2),
     ("qual empresa lava os uniformes e qto custa por mes?", 2),
+    # a question word after a preposition still opens a part; "em que" without "e" before it does not
+    ("Qual a dose de alteplase e até quando ela pode ser aplicada?", 2),
+    ("What alteplase dose is used, and up to when after onset can it be given?", 2),
+    ("Quem aprovou a política de backup e em que reunião a minuta foi aprovada?", 2),
+    ("Qual o documento em que consta a regra de backup?", 1),
 ])
 def test_a_question_is_split_at_its_question_words(question, parts):
     assert len(split(question)) == parts
