@@ -94,6 +94,19 @@ def _values(text: str) -> dict[str, set]:
     return out
 
 
+def measured(text: str) -> set[tuple[str, str]]:
+    """The (number, unit) pairs ``text`` writes ("72 horas" -> ("72", "hour"), "within 24 hours" -> ("24", "hour"))
+    with the lexicons' unit words."""
+    _, _, units = _bounds()
+    return {(n.replace(",", "."), units[u]) for n, u in _measure(tuple(units)).findall(fold(text.lower()))}
+
+
+@cache
+def _measure(units: tuple[str, ...]) -> re.Pattern:
+    words = "|".join(sorted(map(re.escape, units), key=len, reverse=True))
+    return re.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s*(" + words + r")\b")
+
+
 def pinned(question: str) -> dict[str, set]:
     """The values of each kind the question names (empty kinds left out)."""
     return {k: v for k, v in _values(question).items() if v}

@@ -56,7 +56,11 @@ def uncovered(req: Request, pool: list[int]) -> float:
     # and lost (correct +0.015, wrong +0.018 over the rewordings)
     asked = {t: w for t, w in q.weights.items() if t not in q.context}
     total = fsum(asked.values()) or 1.0
-    lost = [t for t in asked if q.surface.get(t, t) in missing and t not in q.codes]
+    # a number the question gives with a unit the evidence states another number of ("if a vendor reports within
+    # 72 hours, does it pass?" over "Within 24 hours") is compared with it, not looked for
+    units = {u for n in pool for _, u in constraints.measured(req.item(n).text)}
+    compared = {n for n, u in constraints.measured(q.text) if u in units}
+    lost = [t for t in asked if q.surface.get(t, t) in missing and t not in q.codes and t not in compared]
     return fsum(asked[t] for t in lost) / total
 
 
