@@ -194,7 +194,7 @@ def _exception(req: Request, kept: list[tuple[int, Strip]], n: int, strip: Strip
     same document about the same thing (one holds at most one question word more)? A rule read without its
     exception misleads: "Armazenado somente na farmácia central" and "não podem ser mantidos em estoque nas
     unidades, exceto nas unidades de terapia intensiva e no centro cirúrgico" answer together."""
-    words = lexicon(req.q.language).exceptions if req.q.language in ("pt", "en") else ()
+    words = [w for language in LANGUAGES for w in lexicon(language).exceptions]  # the passage's language is either
     text = f" {fold(strip.text.lower())} "
     if not any(f" {w} " in text for w in words):
         return False
