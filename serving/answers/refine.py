@@ -11,10 +11,11 @@ No sentence flagged as an instruction to an assistant is ever a strip (``grading
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from math import fsum
 
 from lakehouse.text import fold
-from models.analysis import LANGUAGES
+from models.analysis import LANGUAGES, detect_language
 from models.injection import overlaps
 from models.lexicon import lexicon
 from serving.answers import constraints, prompt
@@ -133,13 +134,10 @@ def _whole_tables(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[i
         units = split_units(item.text)
         row = req.engine.rows.get(item.id) if item.kind == "chunk" else None
         flagged = req.engine.injection[row] if row is not None and req.engine.injection else ()
-
-        def read(text: str) -> frozenset[str]:
-            return held_terms(q, _either(text))
-        labels = read(" ".join(tables[s.position][1]))
+        labels = held_terms(q, _either(q, " ".join(tables[s.position][1]), item.text))
         cells = " ".join(c.split(": ", 1)[-1] for c in units[s.position].split("; "))
         if not 2 <= len(members) <= MAX_FOLLOW or any(overlaps(units[i], flagged) for i in members) \
-                or not s.held & labels or read(cells) - labels \
+                or not s.held & labels or held_terms(q, _either(q, cells, item.text)) - labels \
                 or 2 * len(set(members) & {t.position for t in req.grades[n].strips} - {s.position}) < len(members) - 1:
             out.append((n, s))
             continue
@@ -340,10 +338,18 @@ _TOKEN = re.compile(r"[^\W_][\w,./%-]*")
 _LEAD = re.compile(r"\s*(?:[-*]\s*)?\d+(?:\.\d+)*\.?\s")  # a clause or item number ("4.2 ")
 
 
-def _either(text: str) -> frozenset[str]:
-    """The terms of ``text`` as either language analyses them (a question's translations, ``Question.synonyms``,
-    are terms of the other language's analysis)."""
-    return frozenset().union(*(terms(text, language) for language in LANGUAGES))
+@lru_cache(maxsize=20_000)
+def _written(text: str) -> str:
+    return detect_language(text[:2000])
+
+
+def _either(q, text: str, passage: str | None = None) -> frozenset[str]:
+    """The terms of ``text`` as the question's language analyses them and, when its passage (``text`` itself
+    unless given) is written in the other language, as that language does: an English question's translations
+    are terms of the Portuguese analysis (as grading reads a passage in the other language)."""
+    written = _written(passage if passage is not None else text)
+    languages = {q.language} | ({written} if written in LANGUAGES else set())
+    return frozenset().union(*(terms(text, language) for language in languages))
 
 
 def valued_terms(req: Request, text: str) -> frozenset[str]:
@@ -355,7 +361,7 @@ def valued_terms(req: Request, text: str) -> frozenset[str]:
     coded = set(q.codes) | {t for c in q.codes for t in c.split("-")}
     lead = _LEAD.match(text)
     words = _TOKEN.findall(text[lead.end():] if lead else text)
-    held = [held_terms(q, _either(w)) - coded for w in words]  # a passage in the other language read in its own
+    held = [held_terms(q, _either(q, w, text)) - coded for w in words]  # a passage in the other language: its own
     out: set[str] = set()
     for i, w in enumerate(words):
         if not _DIGIT.search(w) or terms(w, q.language) & coded:
@@ -393,7 +399,7 @@ def _valued(req: Request, sources: list[int], picked: list[tuple[int, Strip]]) -
                 continue
             gain = valued_terms(req, unit) & wanted
             if gain:
-                own = held_terms(q, _either(unit))
+                own = held_terms(q, _either(q, unit, req.item(n).text))
                 options.append((fsum(q.weights[t] for t in gain), fsum(q.weights.get(t, 0.0) for t in own), -i, n,
                                 Strip(unit, i, 0.0, own)))
     if not options:
@@ -433,7 +439,8 @@ def _kind_parts(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int
                 for i, unit in enumerate(split_units(engine.index.texts[row])):
                     if not states.search(unit) or overlaps(unit, flagged):
                         continue
-                    weight = fsum(own[t] for t in held_terms(q, _either(unit)) & own.keys())
+                    said = held_terms(q, _either(q, unit, engine.index.texts[row]))
+                    weight = fsum(own[t] for t in said & own.keys())
                     rank = (weight, -d, -k, -i)  # the most of its part, then the first quoted document, in order
                     if (weight > 0 or kind in SLOTS) and (best is None or rank > best[0]):
                         best = (rank, row, i, unit)
@@ -447,7 +454,7 @@ def _kind_parts(req: Request, picked: list[tuple[int, Strip]]) -> list[tuple[int
             req.grades[n] = grade_item(engine, q, req.item(n), req.retrieved.sources[-1], req.correct_at,
                                        req.ambiguous_at)
         if not any(m == n and s.position == i for m, s in picked + out):
-            out.append((n, Strip(unit, i, 0.0, held_terms(q, _either(unit)))))
+            out.append((n, Strip(unit, i, 0.0, held_terms(q, _either(q, unit, engine.index.texts[row])))))
             quoted.append(unit)
     return out
 
