@@ -11,7 +11,9 @@ before composing:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 
+from lakehouse.text import fold
 from serving.answers import cards
 from serving.answers.engine import Engine
 from serving.answers.grading import INCORRECT, Grade, Question, grade_item, held_terms
@@ -184,6 +186,28 @@ def coded_documents(engine: Engine, q: Question, groups: frozenset[str] | None =
     # every version of it: which one answers is the versions' choice (``split_versions``)
     title = catalog.rows[named[0]].get("title") or ""
     return set(engine.families.get(family(str(title)), ())) | {named[0]}
+
+
+def principal_first(req: Request, chosen: list[int], coded: set[str]) -> list[int]:
+    """``chosen`` with the sources of the document a code names as itself first: the one whose file is named by
+    the code ("Contratos/CT-2024-0187.pdf"), before its annexes and amendments, whose titles only mention it ("Anexo
+    III - Segurança da Informação do CT-2024-0187"); what both state (the parties) is quoted from the contract. A
+    question that names such a document by more than its code ("o Anexo III do CT-2024-0187") keeps the order."""
+    engine, q = req.engine, req.q
+
+    def principal(document_id: str | None) -> bool:
+        rows = engine.documents.get(document_id or "")
+        return bool(rows) and fold(PurePath(str(engine.index.paths[rows[0]])).stem.lower()) in q.codes
+    principals = {d for d in coded if principal(d)}
+    if not principals:
+        return chosen
+    own = set().union(*(terms(str(engine.index.titles[engine.documents[d][0]]), q.language) for d in principals))
+    asked = set(q.weights) - set(q.codes) - q.context
+    for n in chosen:
+        doc = req.item(n).document_id
+        if doc in coded and doc not in principals and (terms(req.item(n).title or "", q.language) - own) & asked:
+            return chosen  # the question names this document by its own title
+    return sorted(chosen, key=lambda n: req.item(n).document_id not in principals)
 
 
 def add_coded(req: Request) -> None:

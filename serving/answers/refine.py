@@ -31,6 +31,7 @@ from serving.answers.evidence import (  # noqa: F401 - the composers' request an
     add_coded,
     coded_documents,
     primaries,
+    principal_first,
     split_versions,
     version_name,
 )
@@ -480,7 +481,7 @@ def corrective(req: Request, language: str, filters: Filters | None) -> Draft:
     chosen = [n for n in ranked if req.grades[n].grade == CORRECT] or \
         [n for n in ranked if req.grades[n].grade == AMBIGUOUS]
     if coded and not req.q.parts:  # a document the question names by its code answers, not one that cites it
-        chosen = [n for n in chosen if req.item(n).document_id in coded] or chosen
+        chosen = principal_first(req, [n for n in chosen if req.item(n).document_id in coded] or chosen, coded)
     if not chosen:
         return refusal(language)
     status = "answered" if req.grades[chosen[0]].grade == CORRECT else "partial"
