@@ -49,6 +49,7 @@ _SPLIT = re.compile(rf"(?:(?:\?|;|\.|,?\s+e|,?\s+and)\s+(?=(?:{_ASK})\b|(?:{_PRE
 _START = re.compile(rf"^\W*(?:{_ASK}|que|o que|a que)\b", re.IGNORECASE)
 _BACK = re.compile(r"\b(seu|sua|seus|suas|dele|dela|deles|delas|desse|dessa|deste|desta|esse|essa|este|esta|"
                    r"nele|nela|its|their|that|this|it|they|them)\b", re.IGNORECASE)
+SCOPE_SHARE = 1.0  # a named document answers a part when its sentences cover this share of the best cover
 MIN_WORDS = 5  # a part with fewer words carries the first part as context
 CONTEXT_WEIGHT = 0.3  # weight of the other parts' terms when scoring a part's sentence
 MIN_COVER = 0.25  # a sentence must cover this share of the part's own weighted terms
@@ -243,7 +244,10 @@ def pick(parts: list[Part], sources: list[tuple[str, str]], language: str,
             out.append(Pick(part.text, None, None))
             continue
         scored.sort(key=lambda s: -s[0])
-        if scope and any(s[1] in scope for s in scored):
+        # the named documents answer a part when their best sentence covers its own words as well as any other
+        # does (the minutes of the meeting that approved a policy answer "em que reunião ... foi aprovada")
+        if scope and any(s[1] in scope for s in scored) \
+                and max(s[3] for s in scored if s[1] in scope) >= SCOPE_SHARE * max(s[3] for s in scored):
             scored = [s for s in scored if s[1] in scope]
         ranked.append((i, own, kinds, scored))
         out.append(Pick(part.text, None, None))  # chosen below

@@ -95,6 +95,17 @@ def test_a_part_without_a_document_of_its_own_is_answered_from_the_named_one():
     assert picks[1].source == 3
 
 
+def test_a_part_the_named_document_covers_worse_than_another_is_answered_from_the_other():
+    # the policy names its version; the minutes of the meeting that approved its draft hold the part's words
+    sources = [("Política de Backup", "Versão: 3\n\nAPROVADO POR: Dr. Paulo Reis"),
+               ("Ata do Comitê de TI", "Carlos apresentou a minuta da versão 3 da Política de Backup, que foi "
+                                       "aprovada pelo Comitê para envio à Diretoria.")]
+    parts = split("Quem aprovou a Política de Backup e em que reunião a minuta da versão 3 foi aprovada?")
+    picks = pick(parts, sources, "pt", _weigh({}), [None, {1}])
+    assert picks[0].source == 1 and "Paulo Reis" in picks[0].unit
+    assert picks[1].source == 2 and "minuta da versão 3" in picks[1].unit
+
+
 def test_a_part_nothing_answers_is_said_plainly():
     picks = pick(split("Quem lava os uniformes e qual é a cor da frota?"),
                  [("Contrato", "A Lavanda Ltda. lava os uniformes.")], "pt", _weigh({}))
